@@ -1,0 +1,3 @@
+from scrubber.cli import main
+
+raise SystemExit(main())

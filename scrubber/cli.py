@@ -1,0 +1,146 @@
+"""Command line: ``scrubber scan|scrub|run|check-config``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+from scrubber.dial import MAX_LEVEL
+from scrubber.engine import Scrubber, ScrubError
+
+BATCH = 64
+
+
+def _level(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"level must be a number 0..{MAX_LEVEL}") from None
+    if not 0 <= n <= MAX_LEVEL:
+        raise argparse.ArgumentTypeError(f"level must be between 0 and {MAX_LEVEL}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="scrubber", description="PII-scrubbing proxy for Kafka and SMTP.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    scan = sub.add_parser("scan", help="scrub JSONL records {id, text} from stdin, write findings + text")
+    scan.add_argument("--level", type=_level, help=f"privacy dial 0..{MAX_LEVEL} (default: config or 7)")
+    scan.add_argument("--config", help="YAML config file (policy keys are used)")
+
+    scrub = sub.add_parser("scrub", help="scrub plain text from stdin")
+    scrub.add_argument("--level", type=_level)
+    scrub.add_argument("--config")
+    scrub.add_argument("--lines", action="store_true", help="treat every line as its own message")
+    scrub.add_argument("--explain", action="store_true", help="print findings (never values) to stderr")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "scan":
+        return cmd_scan(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "scrub":
+        return cmd_scrub(args, sys.stdin, sys.stdout, sys.stderr)
+    return 2
+
+
+def _scrubber(args: argparse.Namespace) -> Scrubber:
+    from scrubber.config import load_policy
+
+    policy = load_policy(args.config, level=args.level)
+    return Scrubber(policy)
+
+
+def _records(stream: TextIO, err: TextIO) -> Iterator[tuple[int, Any, str | None, str | None]]:
+    """(line number, id, text, error) for each non-blank input line."""
+    for n, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield n, None, None, f"invalid JSON: {exc.msg} at column {exc.colno}"
+            continue
+        if not isinstance(rec, dict):
+            yield n, None, None, "record is not a JSON object"
+            continue
+        text = rec.get("text")
+        if not isinstance(text, str):
+            yield n, rec.get("id"), None, 'record has no string "text"'
+            continue
+        yield n, rec.get("id"), text, None
+
+
+def cmd_scan(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
+    scrubber = _scrubber(args)
+    failures = 0
+    batch: list[tuple[int, Any, str]] = []
+
+    def emit(rec: dict[str, Any]) -> None:
+        out.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+    def fail(n: int, rid: Any, msg: str) -> None:
+        nonlocal failures
+        failures += 1
+        err.write(f"scrubber scan: line {n}: {msg}\n")
+        emit({"id": rid, "line": n, "error": msg})
+
+    def flush() -> None:
+        if not batch:
+            return
+        try:
+            results = scrubber.scrub_many([t for _, _, t in batch])
+        except ScrubError:
+            results = None
+        for i, (n, rid, text) in enumerate(batch):
+            try:
+                res = results[i] if results is not None else scrubber.scrub(text)
+            except ScrubError as exc:
+                fail(n, rid, f"cannot scrub: {exc}")
+                continue
+            emit({"id": rid, "findings": [f.as_dict() for f in res.findings], "text": _safe(res.text)})
+        batch.clear()
+
+    for n, rid, text, error in _records(inp, err):
+        if error is not None:
+            flush()
+            fail(n, rid, error)
+            continue
+        assert text is not None
+        batch.append((n, rid, text))
+        if len(batch) >= BATCH:
+            flush()
+    flush()
+    out.flush()
+    return 1 if failures else 0
+
+
+def _safe(text: str) -> str:
+    # Lone surrogates (from "\ud800" escapes in the input) cannot be written as UTF-8.
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def cmd_scrub(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
+    scrubber = _scrubber(args)
+    data = inp.read()
+    messages = data.splitlines(keepends=True) if args.lines else [data]
+    status = 0
+    for i, msg in enumerate(messages, start=1):
+        body = msg.rstrip("\r\n") if args.lines else msg
+        ending = msg[len(body) :]
+        try:
+            res = scrubber.scrub(body)
+        except ScrubError as exc:
+            err.write(f"scrubber scrub: message {i}: cannot scrub ({exc.reason}); nothing written for it\n")
+            status = 1
+            continue
+        out.write(_safe(res.text) + ending)
+        if args.explain:
+            for f in res.findings:
+                err.write(f"message {i}: {f.entity} {f.detector} {f.start}-{f.end} score={f.score:.2f}\n")
+    return status

@@ -1,0 +1,22 @@
+"""Builds the detector list for a set of entities from the rule files in grammar/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrubber import rulefile
+from scrubber.detectors import Detector
+from scrubber.detectors.cues import load_cues
+from scrubber.detectors.patterns import PatternDetector, load_patterns
+
+
+def build_detectors(
+    entities: frozenset[str], *, grammar_dir: Path | None = None, regex_timeout: float = 0.5
+) -> list[Detector]:
+    root = grammar_dir or rulefile.grammar_dir()
+    cues = load_cues(root / "cues.yaml")
+    rules = [r for r in load_patterns(root / "patterns.yaml", cues) if r.entity in entities]
+    detectors: list[Detector] = []
+    if rules:
+        detectors.append(PatternDetector(rules, timeout=regex_timeout))
+    return detectors

@@ -1,0 +1,328 @@
+"""Validators for pattern matches, mostly thin wrappers over well-kept libraries.
+
+A validator takes the matched value and returns how many of its leading characters form a
+valid value: ``len(value)`` when all of it is valid, 0 when it is not a finding, something in
+between when only a prefix validates (an IBAN followed by an unrelated group of digits).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from collections.abc import Callable
+
+import phonenumbers
+from stdnum import iban as std_iban
+from stdnum import luhn
+from stdnum.us import rtn, ssn
+
+Validator = Callable[[str], int]
+
+# Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
+_CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
+    (range(4, 5), 1, frozenset({13, 16, 19})),  # Visa
+    (range(51, 56), 2, frozenset({16})),  # Mastercard
+    (range(2221, 2721), 4, frozenset({16})),  # Mastercard 2-series
+    (range(34, 35), 2, frozenset({15})),  # Amex
+    (range(37, 38), 2, frozenset({15})),  # Amex
+    (range(6011, 6012), 4, frozenset({16, 19})),  # Discover
+    (range(644, 650), 3, frozenset({16, 19})),  # Discover
+    (range(65, 66), 2, frozenset({16, 19})),  # Discover
+    (range(622126, 622926), 6, frozenset({16, 19})),  # Discover / UnionPay co-brand
+    (range(3528, 3590), 4, frozenset({16, 19})),  # JCB
+    (range(300, 306), 3, frozenset({14, 16})),  # Diners Club
+    (range(36, 37), 2, frozenset({14, 16})),  # Diners Club
+    (range(38, 40), 2, frozenset({14, 16})),  # Diners Club
+    (range(62, 63), 2, frozenset({16, 17, 18, 19})),  # UnionPay
+)
+
+
+def _digits(value: str) -> str:
+    return "".join(ch for ch in value if ch.isdigit())
+
+
+def luhn_card(value: str) -> int:
+    digits = _digits(value)
+    if not 13 <= len(digits) <= 19 or len(set(digits)) < 3:
+        return 0
+    for prefixes, width, lengths in _CARD_PREFIXES:
+        if int(digits[:width]) in prefixes and len(digits) in lengths:
+            return len(value) if luhn.is_valid(digits) else 0
+    return 0
+
+
+def iban(value: str) -> int:
+    # The pattern may run on into a following group; drop groups from the end until it checks.
+    parts = value.split()
+    while parts:
+        candidate = " ".join(parts)
+        if std_iban.is_valid(candidate):
+            return len(candidate)
+        if len(parts) == 1:
+            break
+        parts.pop()
+    return len(value) if std_iban.is_valid(value) else 0
+
+
+def us_ssn(value: str) -> int:
+    digits = _digits(value)
+    return len(value) if len(digits) == 9 and ssn.is_valid(digits) else 0
+
+
+def aba_routing(value: str) -> int:
+    return len(value) if rtn.is_valid(value) else 0
+
+
+_PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
+_EXT_WORDS = ("ext", "extension", "x")
+
+
+def phone(value: str) -> int:
+    digits = _digits(value)
+    if not 7 <= len(digits) <= 20 or len(set(digits)) < 3:
+        return 0
+    if _looks_like_date_or_time(value):
+        return 0
+    core = value
+    lowered = value.lower()
+    for word in _EXT_WORDS:
+        idx = lowered.rfind(word)
+        if idx > 0 and lowered[idx + len(word) :].strip(" .:").isdigit():
+            core = value[:idx].rstrip(" ,")
+            break
+    if core.count("(") != core.count(")"):
+        return 0
+    if core.startswith("00"):
+        core = "+" + core[2:].lstrip()
+    regions = (None,) if core.startswith("+") else _PHONE_REGIONS
+    for region in regions:
+        try:
+            number = phonenumbers.parse(core, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return len(value)
+    return 0
+
+
+def _looks_like_date_or_time(value: str) -> bool:
+    parts = [p for p in value.replace("/", "-").replace(".", "-").split("-") if p]
+    if len(parts) == 3 and all(p.strip().isdigit() for p in parts):
+        a, b, c = (p.strip() for p in parts)
+        if len(a) == 4 and len(b) <= 2 and len(c) <= 2:
+            return True
+        if len(c) == 4 and len(a) <= 2 and len(b) <= 2 and c[:2] in ("19", "20"):
+            return True
+    return False
+
+
+def _public_ip(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return not (addr.is_loopback or addr.is_unspecified or addr.is_multicast or addr.is_reserved)
+
+
+_DOC_V4 = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
+_DOC_V6 = ipaddress.ip_network("2001:db8::/32")
+
+
+def ipv4(value: str) -> int:
+    try:
+        addr = ipaddress.IPv4Address(value)
+    except ValueError:
+        return 0
+    if not _public_ip(addr) or any(addr in n for n in _DOC_V4) or addr.is_link_local:
+        return 0
+    return len(value)
+
+
+def ipv6(value: str) -> int:
+    if value.count(":") < 3:
+        return 0
+    try:
+        addr = ipaddress.IPv6Address(value)
+    except ValueError:
+        return 0
+    if not _public_ip(addr) or addr in _DOC_V6 or addr.is_link_local:
+        return 0
+    return len(value)
+
+
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for m in names
+}
+
+
+def _plausible(year: int, month: int, day: int) -> bool:
+    if year < 100:
+        year += 1900 if year > dt.date.today().year % 100 else 2000
+    try:
+        born = dt.date(year, month, day)
+    except ValueError:
+        return False
+    return dt.date(1900, 1, 1) <= born <= dt.date.today()
+
+
+def date(value: str) -> int:
+    """A real calendar date in the past (a date of birth, given birth context)."""
+    v = value.lower().replace(",", " ").replace(".", " ").replace(" of ", " ")
+    words = v.split()
+    if len(words) >= 3 and not words[0].isdigit() and words[0] in _MONTHS:
+        day = words[1].rstrip("stndrh")
+        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _MONTHS[words[0]], int(day))
+        return len(value) if ok else 0
+    if len(words) >= 3 and words[1] in _MONTHS:
+        day = words[0].rstrip("stndrh")
+        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _MONTHS[words[1]], int(day))
+        return len(value) if ok else 0
+    digits = value.replace("/", "-").replace(".", "-").split("-")
+    if len(digits) == 1 and len(value) == 8 and value.isdigit():
+        y, m, d = int(value[:4]), int(value[4:6]), int(value[6:])
+        return (
+            len(value)
+            if _plausible(y, m, d) or _plausible(int(value[4:]), int(value[:2]), int(value[2:4]))
+            else 0
+        )
+    if len(digits) != 3 or not all(p.isdigit() for p in digits):
+        return 0
+    a, b, c = (int(p) for p in digits)
+    if len(digits[0]) == 4:
+        return len(value) if _plausible(a, b, c) else 0
+    # Month-first (US) or day-first: accept when either reading is a real date.
+    return len(value) if _plausible(c, a, b) or _plausible(c, b, a) else 0
+
+
+_PLACEHOLDER_WORDS = frozenset(
+    [
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "empty",
+        "secret",
+        "password",
+        "changeme",
+        "wrong",
+        "incorrect",
+        "invalid",
+        "expired",
+        "reset",
+        "changed",
+        "required",
+        "missing",
+        "correct",
+        "not",
+        "too",
+        "the",
+        "my",
+        "your",
+        "a",
+        "an",
+        "set",
+        "updated",
+        "weak",
+        "strong",
+        "ok",
+        "fine",
+        "same",
+        "different",
+        "case",
+        "sensitive",
+        "here",
+        "there",
+        "below",
+        "above",
+        "attached",
+        "same",
+        "enabled",
+        "disabled",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "unknown",
+        "xxx",
+        "xxxx",
+        "xxxxx",
+    ]
+)
+
+
+def secret_value(value: str) -> int:
+    v = value.rstrip(".,;:)]}")
+    if len(v) < 4:
+        return 0
+    low = v.lower()
+    if low in _PLACEHOLDER_WORDS or len(set(v)) <= 2:
+        return 0
+    if v.startswith(("${", "{{", "<", "%(", "$(", "[")) or v.endswith((">", "}}")):
+        return 0
+    if set(v) <= set("*x•#?."):
+        return 0
+    has_digit = any(c.isdigit() for c in v)
+    has_symbol = any(not c.isalnum() for c in v)
+    mixed_case = v != v.lower() and v != v.upper()
+    if not (has_digit or has_symbol or mixed_case or len(v) >= 12):
+        return 0
+    return len(v)
+
+
+def passport(value: str) -> int:
+    digits = sum(c.isdigit() for c in value)
+    if digits < 2 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
+        return 0
+    return len(value)
+
+
+def driver_license(value: str) -> int:
+    alnum = [c for c in value if c.isalnum()]
+    digits = sum(c.isdigit() for c in alnum)
+    if not 6 <= len(alnum) <= 20 or digits < 1 or len(set(alnum)) < 3:
+        return 0
+    if value.isalpha():
+        return 0
+    return len(value)
+
+
+_FILE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "map", "ico"})
+
+
+def email(value: str) -> int:
+    tld = value.rsplit(".", 1)[-1].lower()
+    return 0 if tld in _FILE_SUFFIXES else len(value)
+
+
+VALIDATORS: dict[str, Validator] = {
+    "luhn_card": luhn_card,
+    "iban": iban,
+    "us_ssn": us_ssn,
+    "aba_routing": aba_routing,
+    "phone": phone,
+    "ipv4": ipv4,
+    "ipv6": ipv6,
+    "date": date,
+    "secret_value": secret_value,
+    "passport": passport,
+    "driver_license": driver_license,
+    "email": email,
+}

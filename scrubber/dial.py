@@ -1,0 +1,116 @@
+"""Entity taxonomy, the privacy dial, and the policy a route scrubs with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+# The dial: level N masks every entity whose level is <= N; level 0 only observes.
+ENTITY_LEVELS: Mapping[str, int] = MappingProxyType(
+    {
+        "CREDIT_CARD": 1,
+        "BANK_ACCOUNT": 1,
+        "IBAN": 1,
+        "SECRET": 1,
+        "US_SSN": 2,
+        "PASSPORT": 2,
+        "DRIVER_LICENSE": 2,
+        "EMAIL_ADDRESS": 3,
+        "PHONE_NUMBER": 4,
+        "PERSON": 5,
+        "STREET_ADDRESS": 5,
+        "ZIP_CODE": 6,
+        "DATE_OF_BIRTH": 7,
+        "IP_ADDRESS": 7,
+    }
+)
+ENTITIES: tuple[str, ...] = tuple(ENTITY_LEVELS)
+MAX_LEVEL = 7
+
+OPERATORS = ("label", "mask", "hash", "remove")
+
+
+class PolicyError(ValueError):
+    """A policy that cannot be built: unknown entity, bad level, missing key."""
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSpec:
+    """How one entity is replaced: ``label``, ``mask`` (keep the last N), ``hash`` or ``remove``."""
+
+    name: str = "label"
+    keep_last: int = 4
+    mask_char: str = "*"
+
+    def __post_init__(self) -> None:
+        if self.name not in OPERATORS:
+            raise PolicyError(f"unknown operator {self.name!r} (expected one of {', '.join(OPERATORS)})")
+        if self.keep_last < 0:
+            raise PolicyError("operator keep_last must be >= 0")
+        if len(self.mask_char) != 1:
+            raise PolicyError("operator mask_char must be one character")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What a route masks and how.
+
+    ``level`` is the dial; ``always``/``never`` override it per entity; ``allow`` lists literal
+    values that are never masked (the company's own support address, say); ``operators`` picks
+    the replacement per entity, ``default_operator`` for the rest. ``hmac_key`` is required by the
+    ``hash`` operator and never leaves the process.
+    """
+
+    level: int = MAX_LEVEL
+    always: frozenset[str] = frozenset()
+    never: frozenset[str] = frozenset()
+    allow: frozenset[str] = frozenset()
+    operators: Mapping[str, OperatorSpec] = field(default_factory=dict)
+    default_operator: OperatorSpec = OperatorSpec()
+    hmac_key: bytes | None = field(default=None, repr=False)
+    min_score: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.level <= MAX_LEVEL:
+            raise PolicyError(f"level must be between 0 and {MAX_LEVEL}, got {self.level}")
+        for name, group in (("always", self.always), ("never", self.never), ("operators", self.operators)):
+            unknown = sorted(set(group) - set(ENTITIES))
+            if unknown:
+                raise PolicyError(f"{name}: unknown entity {', '.join(unknown)}")
+        both = self.always & self.never
+        if both:
+            raise PolicyError(f"entity both in always and never: {', '.join(sorted(both))}")
+        uses_hash = self.default_operator.name == "hash" or any(
+            op.name == "hash" for op in self.operators.values()
+        )
+        if uses_hash and not self.hmac_key:
+            raise PolicyError("the hash operator needs an HMAC key (hmac_key_env or hmac_key_file)")
+
+    def masks(self, entity: str) -> bool:
+        """Whether this policy masks ``entity`` (as opposed to only counting it)."""
+        if entity in self.never:
+            return False
+        if entity in self.always:
+            return True
+        return ENTITY_LEVELS.get(entity, MAX_LEVEL + 1) <= self.level
+
+    @property
+    def masked_entities(self) -> frozenset[str]:
+        return frozenset(e for e in ENTITIES if self.masks(e))
+
+    def operator(self, entity: str) -> OperatorSpec:
+        return self.operators.get(entity, self.default_operator)
+
+    def with_level(self, level: int) -> Policy:
+        """The same policy at another dial level."""
+        return Policy(
+            level=level,
+            always=self.always,
+            never=self.never,
+            allow=self.allow,
+            operators=self.operators,
+            default_operator=self.default_operator,
+            hmac_key=self.hmac_key,
+            min_score=self.min_score,
+        )

@@ -1,0 +1,169 @@
+"""The engine: text in, scrubbed text and findings out. Pure, synchronous, no I/O after start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+from scrubber.detectors import BatchDetector, Detector
+from scrubber.detectors.patterns import RegexTimeout
+from scrubber.dial import ENTITIES, Policy
+from scrubber.findings import Finding, resolve
+from scrubber.masking import replacement
+
+DEFAULT_MAX_CHARS = 4 * 1024 * 1024
+# A value found once is masked wherever else it stands in the same message, but only values
+# long enough that a repeat is not a coincidence.
+MIN_REPEAT_CHARS = 4
+
+
+class ScrubError(Exception):
+    """A message that cannot be scrubbed; ``reason`` is a short, fixed, metric-safe code."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class ScrubResult:
+    """The scrubbed ``text``; ``findings`` were masked, ``observed`` only counted (dial level 0)."""
+
+    text: str
+    findings: tuple[Finding, ...]
+    observed: tuple[Finding, ...] = field(default=())
+
+    def counts(self) -> dict[str, int]:
+        """Findings per entity, masked and observed together (never any value)."""
+        out: dict[str, int] = {}
+        for f in (*self.findings, *self.observed):
+            out[f.entity] = out.get(f.entity, 0) + 1
+        return out
+
+
+class Scrubber:
+    """Built once per policy: detectors are compiled here, ``scrub`` only runs them."""
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        detectors: Sequence[Detector] | None = None,
+        grammar_dir: Path | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        regex_timeout: float = 0.5,
+    ) -> None:
+        self.policy = policy or Policy()
+        self.max_chars = max_chars
+        wanted = self.policy.masked_entities if self.policy.level > 0 else frozenset(ENTITIES)
+        if detectors is None:
+            from scrubber.detectors.registry import build_detectors
+
+            detectors = build_detectors(wanted, grammar_dir=grammar_dir, regex_timeout=regex_timeout)
+        self.detectors: tuple[Detector, ...] = tuple(d for d in detectors if d.entities & wanted)
+        self._wanted = wanted
+        self._allow = frozenset(v.casefold() for v in self.policy.allow)
+
+    # ------------------------------------------------------------------ public API
+    def scrub(self, text: str) -> ScrubResult:
+        self._check(text)
+        found: list[Finding] = []
+        for det in self.detectors:
+            found.extend(self._run(det, text))
+        return self._finish(text, found)
+
+    def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
+        """Scrub a batch; detectors that parse run once over the whole batch."""
+        for t in texts:
+            self._check(t)
+        per_text: list[list[Finding]] = [[] for _ in texts]
+        for det in self.detectors:
+            if isinstance(det, BatchDetector):
+                try:
+                    batch = det.detect_many(texts)
+                except RegexTimeout as exc:
+                    raise ScrubError("regex_timeout", exc.pattern) from exc
+                for acc, found in zip(per_text, batch, strict=True):
+                    acc.extend(found)
+            else:
+                for acc, t in zip(per_text, texts, strict=True):
+                    acc.extend(self._run(det, t))
+        return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
+
+    def detect(self, text: str) -> list[Finding]:
+        """The findings ``scrub`` would act on, without building the scrubbed text."""
+        return list(self.scrub(text).findings)
+
+    # ------------------------------------------------------------------ internals
+    def _check(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise ScrubError("not_text", type(text).__name__)
+        if len(text) > self.max_chars:
+            raise ScrubError("too_large", f"{len(text)} characters > limit {self.max_chars}")
+
+    @staticmethod
+    def _run(det: Detector, text: str) -> Iterable[Finding]:
+        try:
+            return det.detect(text)
+        except RegexTimeout as exc:
+            raise ScrubError("regex_timeout", exc.pattern) from exc
+
+    def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
+        policy = self.policy
+        kept = [
+            f
+            for f in found
+            if f.entity in self._wanted
+            and f.score >= policy.min_score
+            and 0 <= f.start < f.end <= len(text)
+            and (not self._allow or text[f.start : f.end].casefold() not in self._allow)
+        ]
+        if not kept:
+            return ScrubResult(text, ())
+        resolved = resolve(kept)
+        resolved = resolve([*resolved, *_repeats(text, resolved)])
+        if policy.level == 0:
+            return ScrubResult(text, (), tuple(resolved))
+        masked = tuple(f for f in resolved if policy.masks(f.entity))
+        observed = tuple(f for f in resolved if not policy.masks(f.entity))
+        return ScrubResult(_apply(text, masked, policy), masked, observed)
+
+
+def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """Other occurrences of values already found, as findings of the same entity."""
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for f in findings:
+        value = text[f.start : f.end]
+        if len(value) < MIN_REPEAT_CHARS or value in seen:
+            continue
+        seen.add(value)
+        if text.count(value) < 2:
+            continue
+        pat = regex.compile(r"(?<![\w])" + regex.escape(value) + r"(?![\w])")
+        for m in pat.finditer(text):
+            if m.start() != f.start:
+                out.append(Finding(m.start(), m.end(), f.entity, f.score, "repeat"))
+    return out
+
+
+def _apply(text: str, findings: Sequence[Finding], policy: Policy) -> str:
+    parts: list[str] = []
+    pos = 0
+    cache: dict[tuple[str, str], str] = {}
+    for f in findings:
+        value = text[f.start : f.end]
+        key = (f.entity, value)
+        rep = cache.get(key)
+        if rep is None:
+            rep = replacement(value, f.entity, policy.operator(f.entity), policy.hmac_key)
+            cache[key] = rep
+        parts.append(text[pos : f.start])
+        parts.append(rep)
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts)

@@ -1,0 +1,69 @@
+"""Findings and the rule that decides between overlapping ones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from scrubber.dial import ENTITY_LEVELS
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A span of the input ``[start, end)`` that holds a value of ``entity``."""
+
+    start: int
+    end: int
+    entity: str
+    score: float
+    detector: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "entity": self.entity,
+            "score": round(self.score, 3),
+            "detector": self.detector,
+        }
+
+
+def _rank(f: Finding) -> tuple[float, int, int, int]:
+    # Higher score first, then the wider span, then the more sensitive entity (lower dial level),
+    # then the earlier start, so that the outcome never depends on detector order.
+    return (-f.score, -(f.end - f.start), ENTITY_LEVELS.get(f.entity, 99), f.start)
+
+
+def resolve(findings: Iterable[Finding]) -> list[Finding]:
+    """Merge overlapping findings into non-overlapping ones, sorted by start.
+
+    Overlapping findings form a cluster; the cluster's best finding names the entity and the
+    cluster's union is the span, so a value is never half masked by two entities.
+    """
+    ordered = sorted(findings, key=lambda f: (f.start, -f.end))
+    out: list[Finding] = []
+    cluster: list[Finding] = []
+    end = -1
+    for f in ordered:
+        if f.end <= f.start:
+            continue
+        if cluster and f.start < end:
+            cluster.append(f)
+            end = max(end, f.end)
+            continue
+        if cluster:
+            out.append(_merge(cluster, end))
+        cluster, end = [f], f.end
+    if cluster:
+        out.append(_merge(cluster, end))
+    return out
+
+
+def _merge(cluster: list[Finding], end: int) -> Finding:
+    if len(cluster) == 1:
+        return cluster[0]
+    best = min(cluster, key=_rank)
+    start = cluster[0].start
+    if best.start == start and best.end == end:
+        return best
+    return Finding(start, end, best.entity, best.score, best.detector)
