@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
@@ -37,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     scrub.add_argument("--config")
     scrub.add_argument("--lines", action="store_true", help="treat every line as its own message")
     scrub.add_argument("--explain", action="store_true", help="print findings (never values) to stderr")
+
+    run = sub.add_parser("run", help="run the configured transports (Kafka, SMTP) and the admin endpoint")
+    run.add_argument("--config", help="YAML config file (default: $SCRUBBER_CONFIG)")
+    run.add_argument("--workers", type=int, help="worker processes (default: config 'workers' or 1)")
+
+    check = sub.add_parser("check-config", help="validate a config file and print the effective config")
+    check.add_argument("config", nargs="?", help="YAML config file (default: $SCRUBBER_CONFIG)")
     return p
 
 
@@ -46,7 +54,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_scan(args, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "scrub":
         return cmd_scrub(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "check-config":
+        return cmd_check_config(args, sys.stdout, sys.stderr)
     return 2
+
+
+def _config_path(value: str | None) -> str | None:
+    return value or os.environ.get("SCRUBBER_CONFIG") or None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from scrubber import config, service
+
+    try:
+        settings = config.load(_config_path(args.config))
+    except config.ConfigError as exc:
+        sys.stderr.write(f"scrubber run: invalid configuration: {exc}\n")
+        return 2
+    asyncio.run(service.serve(settings))
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from scrubber import config
+
+    try:
+        settings = config.load(_config_path(args.config))
+    except config.ConfigError as exc:
+        err.write(f"scrubber check-config: {exc}\n")
+        return 2
+    out.write(config.dump(settings))
+    return 0
 
 
 def _scrubber(args: argparse.Namespace) -> Scrubber:

