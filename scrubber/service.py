@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Callable
 from typing import Protocol
 
 from scrubber.config import Settings
@@ -39,8 +40,15 @@ def build_components(settings: Settings) -> list[Component]:
     return components
 
 
-async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
-    """Run until SIGTERM/SIGINT (or ``stop`` is set), then stop every component in reverse order."""
+async def serve(
+    settings: Settings,
+    stop: asyncio.Event | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> None:
+    """Run until SIGTERM/SIGINT (or ``stop`` is set), then stop every component in reverse order.
+
+    ``on_started`` is called once every component serves (the embedded default prints its banner).
+    """
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -52,6 +60,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
         for c in components:
             await c.start()
             started.append(c)
+        if on_started is not None:
+            on_started()
         await stop.wait()
     finally:
         for c in reversed(started):
