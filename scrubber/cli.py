@@ -42,6 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the configured transports (Kafka, SMTP) and the admin endpoint")
     run.add_argument("--config", help="YAML config file (default: $SCRUBBER_CONFIG)")
     run.add_argument("--workers", type=int, help="worker processes (default: config 'workers' or 1)")
+    run.add_argument(
+        "--embedded",
+        action="store_true",
+        help="run the embedded default (local broker, relay into a mailbox directory); "
+        "also what happens when no config is given",
+    )
+    run.add_argument("--level", type=_level, help="dial level for the embedded default (default 5)")
+
+    demo = sub.add_parser("demo", help="push a built-in sample through the embedded setup, show before/after")
+    demo.add_argument("--level", type=_level, default=5, help="dial level (default 5)")
 
     check = sub.add_parser("check-config", help="validate a config file and print the effective config")
     check.add_argument("config", nargs="?", help="YAML config file (default: $SCRUBBER_CONFIG)")
@@ -69,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "check-config":
         return cmd_check_config(args, sys.stdout, sys.stderr)
+    if args.command == "demo":
+        return run_embedded(args.level, demo=True)
     if args.command == "kafka-produce":
         from scrubber import kafkatools
 
@@ -89,12 +101,66 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from scrubber import config, service
 
+    path = _config_path(args.config)
+    if args.embedded or path is None:
+        return run_embedded(args.level if args.level is not None else 5, demo=False)
     try:
-        settings = config.load(_config_path(args.config))
+        settings = config.load(path)
     except config.ConfigError as exc:
         sys.stderr.write(f"scrubber run: invalid configuration: {exc}\n")
         return 2
     asyncio.run(service.serve(settings))
+    return 0
+
+
+def run_embedded(level: int, *, demo: bool) -> int:
+    """Start the embedded broker, then the service on it; with ``demo``, push the sample and stop."""
+    import asyncio
+
+    from scrubber import embedded, service
+
+    home = embedded.state_dir()
+    try:
+        broker = embedded.Broker.start(embedded.port_or_free(embedded.BROKER_PORT), home / "broker.log")
+    except embedded.EmbeddedError as exc:
+        sys.stderr.write(f"scrubber: {exc}\n")
+        return 2
+    try:
+        settings = embedded.settings(
+            broker.bootstrap,
+            embedded.port_or_free(embedded.SMTP_PORT),
+            embedded.port_or_free(embedded.ADMIN_PORT),
+            home,
+            level=level,
+        )
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            if not demo:
+                await service.serve(settings, stop, on_started=lambda: print(embedded.banner(settings, home)))
+                return
+            from scrubber import demo as demo_mod
+
+            started = asyncio.Event()
+            task = asyncio.create_task(service.serve(settings, stop, on_started=started.set))
+            waiter = asyncio.create_task(started.wait())
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                waiter.cancel()
+                await task
+                return
+            try:
+                await demo_mod.run(settings, home / "mailbox")
+            finally:
+                stop.set()
+                await task
+
+        asyncio.run(main())
+    except (RuntimeError, OSError) as exc:
+        sys.stderr.write(f"scrubber: {exc}\n")
+        return 1
+    finally:
+        broker.stop()
     return 0
 
 
