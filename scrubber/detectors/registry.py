@@ -7,6 +7,7 @@ from pathlib import Path
 from scrubber import rulefile
 from scrubber.detectors import Detector
 from scrubber.detectors.cues import load_cues
+from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 
 
@@ -19,4 +20,8 @@ def build_detectors(
     detectors: list[Detector] = []
     if rules:
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
+    if (root / "rules.yaml").is_file():
+        grammar = load_grammar(root / "rules.yaml", cues).only(entities)
+        if grammar.rules:
+            detectors.append(GrammarDetector(grammar))
     return detectors

