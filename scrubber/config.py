@@ -127,6 +127,15 @@ class KafkaConfig:
     linger_ms: int = 5
     max_message_bytes: int | None = None
     routes: tuple[KafkaRoute, ...] = ()
+    # Group timing: Apache Kafka refuses session timeouts under group.min.session.timeout.ms
+    # (6 s by default); tests against Tansu use 1000/200 for fast joins.
+    session_timeout_ms: int = 10000
+    heartbeat_interval_ms: int = 3000
+    request_timeout_ms: int = 30000
+    commit_interval_ms: int = 200
+    drain_timeout: float = 30.0
+    retry_backoff_max: float = 10.0
+    scrub_processes: int = 0  # 0: scrub in one thread of this process; N: a pool of N processes
 
 
 @dataclass(frozen=True)
@@ -350,13 +359,53 @@ def _kafka(data: Any) -> KafkaConfig:
         linger_ms=r.number("linger_ms", KafkaConfig.linger_ms, 0),
         max_message_bytes=r.get("max_message_bytes", int, None),
         routes=tuple(routes),
+        session_timeout_ms=r.number("session_timeout_ms", KafkaConfig.session_timeout_ms, 100),
+        heartbeat_interval_ms=r.number("heartbeat_interval_ms", KafkaConfig.heartbeat_interval_ms, 10),
+        request_timeout_ms=r.number("request_timeout_ms", KafkaConfig.request_timeout_ms, 100),
+        commit_interval_ms=r.number("commit_interval_ms", KafkaConfig.commit_interval_ms, 0),
+        drain_timeout=r.seconds("drain_timeout", KafkaConfig.drain_timeout),
+        retry_backoff_max=r.seconds("retry_backoff_max", KafkaConfig.retry_backoff_max),
+        scrub_processes=r.number("scrub_processes", KafkaConfig.scrub_processes, 0, 64),
     )
     r.done()
     if not cfg.routes:
         raise ConfigError("kafka.routes: at least one route is needed")
+    if cfg.max_message_bytes is not None and cfg.max_message_bytes < 1:
+        raise ConfigError(f"kafka.max_message_bytes: must be >= 1, got {cfg.max_message_bytes}")
+    if cfg.heartbeat_interval_ms >= cfg.session_timeout_ms:
+        raise ConfigError("kafka.heartbeat_interval_ms: must be lower than session_timeout_ms")
+    _kafka_security(cfg.security)
     if cfg.quarantine_topic in inputs or cfg.quarantine_topic in [rt.output for rt in routes]:
         raise ConfigError("kafka.quarantine_topic: must differ from every route's topics")
     return cfg
+
+
+# Passed through to aiokafka; secrets are named by environment variable, never written in the file.
+_KAFKA_SECURITY_KEYS = frozenset(
+    {
+        "security_protocol",
+        "sasl_mechanism",
+        "sasl_plain_username",
+        "sasl_plain_password_env",
+        "sasl_kerberos_service_name",
+        "sasl_kerberos_domain_name",
+        "ssl_cafile",
+        "ssl_certfile",
+        "ssl_keyfile",
+        "ssl_password_env",
+        "ssl_check_hostname",
+    }
+)
+
+
+def _kafka_security(security: Mapping[str, Any]) -> None:
+    for name in security:
+        if name in ("sasl_plain_password", "ssl_password"):
+            raise ConfigError(f"kafka.security.{name}: use {name}_env (the name of an environment variable)")
+        if name not in _KAFKA_SECURITY_KEYS:
+            raise ConfigError(
+                f"kafka.security.{name}: unknown key (known: {', '.join(sorted(_KAFKA_SECURITY_KEYS))})"
+            )
 
 
 def _smtp(data: Any) -> SmtpConfig:

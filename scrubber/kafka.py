@@ -1,0 +1,643 @@
+"""Kafka proxy: consume each route's input topic, scrub, produce to its output topic.
+
+At-least-once: an input offset is committed only once every record before it has been
+acknowledged (acks=all) on the output or the quarantine topic. Records keep their partition
+(input partition p goes to output partition p mod the output's partition count), so order within
+a partition is kept. A record that cannot be scrubbed goes, unchanged, to the quarantine topic
+with ``scrubber-*`` headers saying why; it never reaches the output topic.
+
+Scrubbing is CPU work: batches run off the event loop (a thread, or a process pool) in slices
+of at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing.
+Any broker failure tears the session down and starts a new one with backoff; the new session
+resumes from the committed offsets, so nothing is skipped (records after the last commit may
+be produced twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import json
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
+from aiokafka.helpers import create_ssl_context
+
+from scrubber.config import ConfigError, KafkaRoute, LimitsConfig, Settings
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber, ScrubError, ScrubResult
+from scrubber.findings import Finding
+from scrubber.formats import Format, FormatError
+from scrubber.formats.json import JsonFormat
+from scrubber.formats.text import TextFormat
+from scrubber.observability import (
+    KAFKA_IN_FLIGHT,
+    KAFKA_LAG,
+    MESSAGE_BYTES,
+    MESSAGES,
+    QUARANTINED,
+    REGEX_TIMEOUTS,
+    SCRUB_SECONDS,
+    UPSTREAM_ERRORS,
+    record_findings,
+)
+
+TRANSPORT = "kafka"
+H_FINDINGS = "scrubber-findings"
+H_REASON = "scrubber-reason"
+H_ROUTE = "scrubber-route"
+H_SOURCE_TOPIC = "scrubber-source-topic"
+H_SOURCE_PARTITION = "scrubber-source-partition"
+H_SOURCE_OFFSET = "scrubber-source-offset"
+H_VALUE_OMITTED = "scrubber-value-omitted"
+# Headers this proxy sets; copies arriving on the input are dropped so they cannot be spoofed.
+OWN_HEADERS = frozenset(
+    {H_FINDINGS, H_REASON, H_ROUTE, H_SOURCE_TOPIC, H_SOURCE_PARTITION, H_SOURCE_OFFSET, H_VALUE_OMITTED}
+)
+
+SLICE = 64  # records scrubbed per engine call; the time budget is checked between slices
+POLL_MS = 100
+PROBE_SECONDS = 1.0
+FIRST_BACKOFF = 0.2
+
+log = structlog.get_logger("scrubber.kafka")
+
+ScrubberFactory = Callable[[Policy, LimitsConfig], Scrubber]
+Items = Sequence[tuple[bytes | None, bytes | None]]  # (value, key) of each record
+
+
+def engine_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
+    """The real engine with the configured regex timeout."""
+    return Scrubber(policy, regex_timeout=limits.regex_timeout_ms / 1000)
+
+
+# --------------------------------------------------------------------------- records -> outcomes
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What to do with one record: forward ``value``/``key``, or quarantine it for ``reason``."""
+
+    value: bytes | None = None
+    key: bytes | None = None
+    counts: Mapping[str, int] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    reason: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class _Parsed:
+    doc: Any  # a formats.Document, or None for a tombstone (no value)
+    key_text: str | None
+    units: list[str]
+
+
+class RouteScrubber:
+    """Scrubs one route's records (value bytes, key bytes); pure and synchronous."""
+
+    def __init__(self, route: KafkaRoute, scrubber: Scrubber, max_bytes: int) -> None:
+        self.route = route
+        self.scrubber = scrubber
+        self.max_bytes = max_bytes
+        self.format: Format = JsonFormat(route.fields) if route.format == "json" else TextFormat()
+
+    def run(self, items: Items, budget: float) -> list[Outcome]:
+        """Outcomes for a prefix of ``items`` (at least one): stops once ``budget`` seconds are spent."""
+        start = time.perf_counter()
+        out: list[Outcome] = []
+        while len(out) < len(items):
+            out.extend(self._slice(items[len(out) : len(out) + SLICE]))
+            if time.perf_counter() - start >= budget:
+                break
+        return out
+
+    def _parse(self, value: bytes | None, key: bytes | None) -> _Parsed | Outcome:
+        size = len(value or b"") + len(key or b"")
+        if size > self.max_bytes:
+            return Outcome(reason="too_large")
+        key_text = None
+        if self.route.scrub_keys and key is not None:
+            try:
+                key_text = key.decode("utf-8")
+            except UnicodeDecodeError:
+                return Outcome(reason="invalid_key")
+        try:
+            doc = None if value is None else self.format.parse(value)
+        except FormatError as exc:
+            return Outcome(reason=exc.reason)
+        units = [] if doc is None else list(doc.texts)
+        if key_text is not None:
+            units.append(key_text)
+        return _Parsed(doc, key_text, units)
+
+    def _slice(self, items: Items) -> list[Outcome]:
+        parsed = [self._parse(value, key) for value, key in items]
+        todo = [p for p in parsed if isinstance(p, _Parsed)]
+        t0 = time.perf_counter()
+        try:
+            flat = self.scrubber.scrub_many([u for p in todo for u in p.units])
+        except ScrubError:
+            flat = None  # find the record(s) at fault one by one below
+        share = (time.perf_counter() - t0) / max(1, len(todo))
+        out: list[Outcome] = []
+        pos = 0
+        for (_value, key), p in zip(items, parsed, strict=True):
+            if isinstance(p, Outcome):
+                out.append(p)
+                continue
+            if flat is not None:
+                results = flat[pos : pos + len(p.units)]
+                pos += len(p.units)
+            else:
+                t1 = time.perf_counter()
+                try:
+                    results = self.scrubber.scrub_many(p.units)
+                except ScrubError as exc:
+                    out.append(Outcome(reason=exc.reason))
+                    continue
+                share = time.perf_counter() - t1
+            out.append(self._outcome(p, results, key, share))
+        return out
+
+    @staticmethod
+    def _outcome(p: _Parsed, results: Sequence[ScrubResult], key: bytes | None, seconds: float) -> Outcome:
+        texts = [r.text for r in results]
+        if p.key_text is not None:
+            key = texts.pop().encode("utf-8")
+        value = None if p.doc is None else p.doc.render(texts)
+        findings = tuple(f for r in results for f in (*r.findings, *r.observed))
+        counts: dict[str, int] = {}
+        for f in findings:
+            counts[f.entity] = counts.get(f.entity, 0) + 1
+        return Outcome(value, key, counts, findings, None, seconds)
+
+
+def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:
+    """One RouteScrubber per route; routes at the same level share one Scrubber."""
+    assert settings.kafka is not None
+    kafka = settings.kafka
+    max_bytes = kafka.max_message_bytes or settings.limits.max_message_bytes
+    by_level: dict[int, Scrubber] = {}
+    out = []
+    for route in kafka.routes:
+        level = settings.policy.level if route.level is None else route.level
+        if level not in by_level:
+            by_level[level] = make_scrubber(settings.policy.policy(level), settings.limits)
+        out.append(RouteScrubber(route, by_level[level], max_bytes))
+    return out
+
+
+# A process-pool worker holds its own copy of the route scrubbers, built once by the initializer.
+_CHILD_ROUTES: list[RouteScrubber] = []
+
+
+def _child_init(settings: Settings, make_scrubber: ScrubberFactory) -> None:
+    _CHILD_ROUTES[:] = build_route_scrubbers(settings, make_scrubber)
+
+
+def _child_run(index: int, items: Items, budget: float) -> list[Outcome]:
+    return _CHILD_ROUTES[index].run(items, budget)
+
+
+def _child_ready() -> int:
+    return len(_CHILD_ROUTES)
+
+
+# --------------------------------------------------------------------------- client settings
+def client_security(security: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """aiokafka keyword arguments for ``kafka.security`` (``*_env`` names read from the environment)."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    ssl: dict[str, Any] = {}
+    for name, value in security.items():
+        if name.endswith("_env"):
+            if not env.get(str(value)):
+                raise ConfigError(f"kafka.security.{name}: environment variable {value} is not set")
+            value = env[str(value)]
+            name = name[: -len("_env")]
+        if name.startswith("ssl_"):
+            ssl[name[len("ssl_") :]] = value
+        else:
+            out[name] = value
+    if ssl:
+        check_hostname = ssl.pop("check_hostname", True)
+        ctx = create_ssl_context(**ssl)
+        ctx.check_hostname = bool(check_hostname)
+        out["ssl_context"] = ctx
+    return out
+
+
+# --------------------------------------------------------------------------- the pipeline
+@dataclass(slots=True)
+class _Batch:
+    """Records of one partition sent together; committable once every future is acknowledged."""
+
+    route: KafkaRoute
+    tp: TopicPartition
+    next_offset: int
+    records: list[Any]
+    futures: list[asyncio.Future[Any]]
+
+    def acked(self) -> bool:
+        return all(f.done() for f in self.futures)
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, session: _Session) -> None:
+        self.session = session
+
+    async def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
+        await self.session.revoked(set(revoked))
+
+    async def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
+        parts = sorted(f"{tp.topic}/{tp.partition}" for tp in assigned)
+        log.info("kafka_assigned", partitions=parts)
+
+
+class _Session:
+    """One consumer + producer lifetime. Any failure ends the session; the proxy starts a new one."""
+
+    def __init__(self, proxy: KafkaProxy) -> None:
+        self.proxy = proxy
+        self.cfg = proxy.kafka
+        self.consumer: AIOKafkaConsumer | None = None
+        self.producer: AIOKafkaProducer | None = None
+        self.pending: dict[TopicPartition, deque[_Batch]] = {}
+        self.in_flight = 0
+        self.lock = asyncio.Lock()
+        self.partitions: dict[str, int] = {}
+        self.failure: BaseException | None = None
+        self.healthy = False
+        self.last_commit = 0.0
+
+    async def open(self) -> None:
+        cfg = self.cfg
+        common: dict[str, Any] = {
+            "bootstrap_servers": cfg.bootstrap_servers,
+            "client_id": cfg.client_id,
+            "request_timeout_ms": cfg.request_timeout_ms,
+            **self.proxy.security,
+        }
+        max_request = max(1 << 20, 2 * self.proxy.max_bytes + (64 << 10))
+        producer_opts: dict[str, Any] = {
+            "acks": "all",
+            "linger_ms": cfg.linger_ms,
+            "max_batch_size": 256 << 10,
+            "max_request_size": max_request,
+            "enable_idempotence": cfg.idempotent or cfg.exactly_once,
+        }
+        if cfg.exactly_once:
+            producer_opts["transactional_id"] = self.proxy.transactional_id
+        self.producer = AIOKafkaProducer(**common, **producer_opts)
+        await self.producer.start()
+        self.consumer = AIOKafkaConsumer(
+            **common,
+            group_id=cfg.group_id,
+            enable_auto_commit=False,
+            auto_offset_reset=cfg.auto_offset_reset,
+            session_timeout_ms=cfg.session_timeout_ms,
+            heartbeat_interval_ms=cfg.heartbeat_interval_ms,
+            max_partition_fetch_bytes=max(1 << 20, max_request),
+            isolation_level="read_committed" if cfg.exactly_once else "read_uncommitted",
+        )
+        await self.consumer.start()
+        self.consumer.subscribe(topics=[r.input for r in cfg.routes], listener=_Listener(self))
+        for r in cfg.routes:
+            self.partitions[r.output] = len(await self.producer.partitions_for(r.output))
+        self.healthy = True
+        log.info("kafka_session_started", group=cfg.group_id, routes=[r.input for r in cfg.routes])
+
+    async def close(self, clean: bool) -> None:
+        """Stop the clients; with ``clean``, first wait for every ack and commit."""
+        if clean and self.consumer is not None and self.failure is None:
+            try:
+                async with self.lock:
+                    await asyncio.wait_for(self.commit(wait=True), self.cfg.drain_timeout)
+            except (KafkaError, OSError, TimeoutError) as exc:
+                log.warning("kafka_drain_failed", error=type(exc).__name__)
+        for tp in list(self.pending):
+            self.forget(tp)
+        for client in (self.consumer, self.producer):
+            if client is None:
+                continue
+            try:
+                await asyncio.wait_for(client.stop(), self.cfg.drain_timeout)
+            except Exception as exc:  # the session is over either way; the next one starts clean
+                log.warning("kafka_client_stop_failed", error=type(exc).__name__)
+        self.consumer = self.producer = None
+
+    async def pump(self, stopping: asyncio.Event) -> None:
+        assert self.consumer is not None
+        probe = asyncio.create_task(self.probe())
+        try:
+            while not stopping.is_set():
+                if self.failure is not None:
+                    raise self.failure
+                if self.in_flight >= self.cfg.max_in_flight:
+                    async with self.lock:
+                        await self.commit(wait=True)
+                    continue
+                batch = await self.consumer.getmany(timeout_ms=POLL_MS, max_records=self.cfg.batch_size)
+                if batch:
+                    async with self.lock:
+                        await self.process(batch)
+                if time.monotonic() - self.last_commit >= self.cfg.commit_interval_ms / 1000:
+                    async with self.lock:
+                        await self.commit(wait=False)
+        finally:
+            probe.cancel()
+
+    async def probe(self) -> None:
+        """Readiness: can the broker be reached? (A metadata request, once a second.)"""
+        assert self.consumer is not None
+        while True:
+            try:
+                await asyncio.wait_for(self.consumer.topics(), PROBE_SECONDS * 3)
+                self.healthy = True
+            except (KafkaError, OSError, TimeoutError):
+                if self.healthy:
+                    log.warning("kafka_broker_unreachable")
+                self.healthy = False
+            await asyncio.sleep(PROBE_SECONDS)
+
+    async def process(self, batch: Mapping[TopicPartition, list[Any]]) -> None:
+        assert self.consumer is not None and self.producer is not None
+        owned = self.consumer.assignment()
+        work = [(tp, records) for tp, records in batch.items() if tp in owned and records]
+        results = await asyncio.gather(
+            *(self.proxy.transform(self.proxy.route_index[tp.topic], records) for tp, records in work)
+        )
+        if self.cfg.exactly_once:
+            await self.process_in_transaction(work, results)
+            return
+        for (tp, records), outcomes in zip(work, results, strict=True):
+            route = self.proxy.routes[self.proxy.route_index[tp.topic]]
+            futures = [await self.send(route, tp, rec, oc) for rec, oc in zip(records, outcomes, strict=True)]
+            self.pending.setdefault(tp, deque()).append(
+                _Batch(route, tp, records[-1].offset + 1, records, futures)
+            )
+            self.in_flight += len(records)
+            self.track_lag(tp, records[-1].offset + 1)
+        KAFKA_IN_FLIGHT.set(self.in_flight)
+
+    async def process_in_transaction(
+        self, work: list[tuple[TopicPartition, list[Any]]], results: list[list[Outcome]]
+    ) -> None:
+        assert self.producer is not None
+        offsets: dict[TopicPartition, int] = {}
+        async with self.producer.transaction():
+            for (tp, records), outcomes in zip(work, results, strict=True):
+                route = self.proxy.routes[self.proxy.route_index[tp.topic]]
+                for rec, oc in zip(records, outcomes, strict=True):
+                    await self.send(route, tp, rec, oc)
+                offsets[tp] = records[-1].offset + 1
+            if offsets:
+                await self.producer.send_offsets_to_transaction(offsets, self.cfg.group_id)
+        for tp, offset in offsets.items():
+            self.track_lag(tp, offset)
+
+    async def send(self, route: KafkaRoute, tp: TopicPartition, rec: Any, oc: Outcome) -> asyncio.Future[Any]:
+        """Hand one record to the producer; the returned future resolves on the broker's ack."""
+        assert self.producer is not None
+        headers = [(k, v) for k, v in rec.headers if k not in OWN_HEADERS]
+        MESSAGE_BYTES.labels(TRANSPORT).observe(len(rec.value or b""))
+        if oc.reason is not None:
+            return await self.quarantine(route, tp, rec, oc.reason, headers)
+        counts = json.dumps(dict(sorted(oc.counts.items())), separators=(",", ":")).encode()
+        try:
+            fut: asyncio.Future[Any] = await self.producer.send(
+                route.output,
+                oc.value,
+                key=oc.key,
+                partition=tp.partition % self.partitions[route.output],
+                timestamp_ms=rec.timestamp,
+                headers=[*headers, (H_FINDINGS, counts)],
+            )
+        except MessageSizeTooLargeError:
+            return await self.quarantine(route, tp, rec, "output_too_large", headers)
+        SCRUB_SECONDS.labels(TRANSPORT).observe(oc.seconds)
+        record_findings(ScrubResult("", oc.findings))
+        MESSAGES.labels(TRANSPORT, route.input, "scrubbed" if oc.counts else "clean").inc()
+        return fut
+
+    async def quarantine(
+        self,
+        route: KafkaRoute,
+        tp: TopicPartition,
+        rec: Any,
+        reason: str,
+        headers: list[tuple[str, bytes]],
+        omit_value: bool = False,
+    ) -> asyncio.Future[Any]:
+        """Send the record unchanged to the quarantine topic (a header-only stub if it is too big)."""
+        assert self.producer is not None
+        if reason == "regex_timeout":
+            REGEX_TIMEOUTS.inc()
+        if not omit_value:
+            QUARANTINED.labels(TRANSPORT, reason).inc()
+            MESSAGES.labels(TRANSPORT, route.input, "quarantined").inc()
+            log.warning(
+                "kafka_record_quarantined",
+                topic=tp.topic,
+                partition=tp.partition,
+                offset=rec.offset,
+                route=route.input,
+                reason=reason,
+            )
+        tags = [
+            (H_REASON, reason.encode()),
+            (H_ROUTE, route.input.encode()),
+            (H_SOURCE_TOPIC, tp.topic.encode()),
+            (H_SOURCE_PARTITION, str(tp.partition).encode()),
+            (H_SOURCE_OFFSET, str(rec.offset).encode()),
+        ]
+        topic = self.cfg.quarantine_topic
+        if omit_value:
+            stub = [*headers, *tags, (H_VALUE_OMITTED, b"too_large")]
+            fut: asyncio.Future[Any] = await self.producer.send(
+                topic, None, key=None, timestamp_ms=rec.timestamp, headers=stub
+            )
+            return fut
+        try:
+            fut = await self.producer.send(
+                topic, rec.value, key=rec.key, timestamp_ms=rec.timestamp, headers=[*headers, *tags]
+            )
+            return fut
+        except MessageSizeTooLargeError:
+            return await self.quarantine(route, tp, rec, reason, headers, omit_value=True)
+
+    async def settle(self, b: _Batch) -> None:
+        """Wait for every ack of ``b``; a record the broker refuses as too large becomes a stub."""
+        for rec, fut in zip(b.records, b.futures, strict=True):
+            try:
+                await fut
+            except (MessageSizeTooLargeError, RecordTooLargeError):
+                headers = [(k, v) for k, v in rec.headers if k not in OWN_HEADERS]
+                QUARANTINED.labels(TRANSPORT, "broker_refused_size").inc()
+                stub = await self.quarantine(b.route, b.tp, rec, "broker_refused_size", headers, True)
+                await stub
+
+    async def commit(self, wait: bool, only: set[TopicPartition] | None = None) -> None:
+        """Commit the acknowledged prefix of each partition (with ``wait``: everything sent)."""
+        assert self.consumer is not None
+        offsets: dict[TopicPartition, int] = {}
+        for tp, queue in self.pending.items():
+            if only is not None and tp not in only:
+                continue
+            while queue and (wait or queue[0].acked()):
+                b = queue[0]
+                await self.settle(b)
+                queue.popleft()
+                offsets[tp] = b.next_offset
+                self.in_flight -= len(b.records)
+        self.last_commit = time.monotonic()
+        KAFKA_IN_FLIGHT.set(self.in_flight)
+        if not offsets:
+            return
+        try:
+            await self.consumer.commit(offsets)
+        except KafkaError as exc:
+            # Not fatal: a later commit covers these offsets, or after a rebalance the new owner
+            # re-reads from the last commit (duplicates, never a gap).
+            UPSTREAM_ERRORS.labels(TRANSPORT, "commit").inc()
+            log.warning("kafka_commit_failed", error=type(exc).__name__)
+
+    async def revoked(self, revoked: set[TopicPartition]) -> None:
+        """Rebalance: finish and commit what was sent for ``revoked``; drop the rest uncommitted."""
+        async with self.lock:
+            try:
+                await asyncio.wait_for(self.commit(wait=True, only=revoked), self.cfg.drain_timeout)
+            except Exception as exc:  # the pump re-raises it and the session restarts
+                log.warning("kafka_revoke_commit_failed", error=type(exc).__name__)
+                self.failure = exc
+            for tp in revoked:
+                self.forget(tp)
+        log.info("kafka_revoked", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in revoked))
+
+    def forget(self, tp: TopicPartition) -> None:
+        queue = self.pending.pop(tp, None)
+        if queue:
+            self.in_flight -= sum(len(b.records) for b in queue)
+        KAFKA_IN_FLIGHT.set(self.in_flight)
+        with contextlib.suppress(KeyError):
+            KAFKA_LAG.remove(tp.topic, str(tp.partition))
+
+    def track_lag(self, tp: TopicPartition, next_offset: int) -> None:
+        assert self.consumer is not None
+        end = self.consumer.highwater(tp)
+        if end is not None:
+            KAFKA_LAG.labels(tp.topic, str(tp.partition)).set(max(0, end - next_offset))
+
+
+class KafkaProxy:
+    """The Kafka transport: a :class:`~scrubber.service.Component`."""
+
+    name = "kafka"
+
+    def __init__(self, settings: Settings, *, make_scrubber: ScrubberFactory = engine_scrubber) -> None:
+        if settings.kafka is None:
+            raise ConfigError("kafka: section missing")
+        self.settings = settings
+        self.kafka = settings.kafka
+        self.routes = self.kafka.routes
+        self.route_index = {r.input: i for i, r in enumerate(self.routes)}
+        self.max_bytes = self.kafka.max_message_bytes or settings.limits.max_message_bytes
+        self.budget = settings.limits.time_budget_ms / 1000
+        self.make_scrubber = make_scrubber
+        self.security = client_security(self.kafka.security)
+        self.transactional_id = f"{self.kafka.group_id}.{self.kafka.client_id}.{os.getpid()}"
+        self._executor: concurrent.futures.Executor | None = None
+        self._local: list[RouteScrubber] = []
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._session: _Session | None = None
+
+    # ------------------------------------------------------------------ Component
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        n = self.kafka.scrub_processes
+        if n == 0:
+            self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="scrub")
+            self._local = await loop.run_in_executor(
+                self._executor, build_route_scrubbers, self.settings, self.make_scrubber
+            )
+        else:
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                n,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_child_init,
+                initargs=(self.settings, self.make_scrubber),
+            )
+            # Start every worker now so that a bad policy fails here, not on the first record.
+            await asyncio.gather(*(loop.run_in_executor(self._executor, _child_ready) for _ in range(n)))
+        self._stopping.clear()
+        self._task = asyncio.create_task(self._supervise(), name="kafka-proxy")
+        log.info("kafka_proxy_started", routes=len(self.routes), scrub_processes=n)
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), self.kafka.drain_timeout * 2 + 5)
+            except TimeoutError:
+                log.warning("kafka_stop_timed_out")
+                self._task.cancel()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+        log.info("kafka_proxy_stopped")
+
+    def ready(self) -> bool:
+        s = self._session
+        return s is not None and s.healthy and s.failure is None and not self._stopping.is_set()
+
+    # ------------------------------------------------------------------ internals
+    async def transform(self, index: int, records: Sequence[Any]) -> list[Outcome]:
+        """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time."""
+        assert self._executor is not None
+        loop = asyncio.get_running_loop()
+        items = [(r.value, r.key) for r in records]
+        out: list[Outcome] = []
+        while len(out) < len(items):
+            rest = items[len(out) :]
+            if self._local:
+                call = functools.partial(self._local[index].run, rest, self.budget)
+            else:
+                call = functools.partial(_child_run, index, rest, self.budget)
+            out.extend(await loop.run_in_executor(self._executor, call))
+        return out
+
+    async def _supervise(self) -> None:
+        backoff = FIRST_BACKOFF
+        while not self._stopping.is_set():
+            session = _Session(self)
+            self._session = session
+            clean = False
+            try:
+                await session.open()
+                backoff = FIRST_BACKOFF
+                await session.pump(self._stopping)
+                clean = True
+            except Exception as exc:  # any failure: restart from the committed offsets
+                kind = type(exc).__name__
+                UPSTREAM_ERRORS.labels(TRANSPORT, kind).inc()
+                detail = str(exc)[:200] if isinstance(exc, KafkaError) else ""
+                log.warning("kafka_session_failed", error=kind, detail=detail, retry_in=round(backoff, 2))
+                session.failure = session.failure or exc
+            finally:
+                await session.close(clean)
+            if clean:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), backoff)
+            backoff = min(backoff * 2, self.kafka.retry_backoff_max)
+        self._session = None
