@@ -97,8 +97,6 @@ def _config_path(value: str | None) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import asyncio
-
     from scrubber import config, service
 
     path = _config_path(args.config)
@@ -109,8 +107,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except config.ConfigError as exc:
         sys.stderr.write(f"scrubber run: invalid configuration: {exc}\n")
         return 2
-    asyncio.run(service.serve(settings))
-    return 0
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        sys.stderr.write("scrubber run: --workers must be between 1 and 64\n")
+        return 2
+    return service.run(settings, workers=args.workers)
 
 
 def run_embedded(level: int, *, demo: bool) -> int:

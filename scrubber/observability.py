@@ -1,9 +1,20 @@
-"""Metrics (prometheus-client) and logging (structlog). Labels and logs never carry content."""
+"""Metrics (prometheus-client). Labels never carry content: only configured route names,
+transport names, outcome and reason codes, entity types and detector families.
+
+Multi-process mode (``scrubber run --workers N``): the supervisor sets ``PROMETHEUS_MULTIPROC_DIR``
+before it starts the workers, so every metric below is backed by a file in that directory and the
+supervisor's ``/metrics`` shows the sum. That is why each gauge names its ``multiprocess_mode``
+(ignored in a single process) and why build info is a gauge, not an ``Info`` (which has no
+multi-process support).
+"""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram, Info
+import platform
 
+from prometheus_client import Counter, Gauge, Histogram
+
+from scrubber import __version__
 from scrubber.engine import ScrubResult
 
 MESSAGES = Counter(
@@ -41,15 +52,43 @@ MESSAGE_BYTES = Histogram(
     ["transport"],
     buckets=(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864),
 )
-KAFKA_LAG = Gauge("scrubber_kafka_consumer_lag", "Records behind the partition end", ["topic", "partition"])
-KAFKA_IN_FLIGHT = Gauge("scrubber_kafka_in_flight", "Records consumed but not yet committed")
-SMTP_SESSIONS = Gauge("scrubber_smtp_sessions", "Open SMTP sessions")
+# A partition belongs to one worker at a time; "max" keeps a partition one series across workers.
+# Set a revoked partition to 0 (a dead worker's live gauges are dropped by the supervisor).
+KAFKA_LAG = Gauge(
+    "scrubber_kafka_consumer_lag",
+    "Records behind the partition end",
+    ["topic", "partition"],
+    multiprocess_mode="livemax",
+)
+KAFKA_IN_FLIGHT = Gauge(
+    "scrubber_kafka_in_flight", "Records consumed but not yet committed", multiprocess_mode="livesum"
+)
+SMTP_SESSIONS = Gauge("scrubber_smtp_sessions", "Open SMTP sessions", multiprocess_mode="livesum")
 UPSTREAM_ERRORS = Counter("scrubber_upstream_errors", "Errors talking to the next hop", ["transport", "kind"])
 QUARANTINED = Counter(
     "scrubber_quarantined", "Messages held back instead of forwarded", ["transport", "reason"]
 )
 REGEX_TIMEOUTS = Counter("scrubber_regex_timeouts", "Pattern runs that exceeded their time budget")
-BUILD_INFO = Info("scrubber_build", "Version of the running scrubber")
+SMTP_TLS_FAILURES = Counter("scrubber_smtp_tls_failures", "STARTTLS handshakes with clients that failed")
+SMTP_AUTH_FAILURES = Counter("scrubber_smtp_auth_failures", "SMTP AUTH attempts that were refused")
+COMPONENT_READY = Gauge(
+    "scrubber_component_ready",
+    "1 when the component (transport, rules) is ready, by component; the minimum over workers",
+    ["component"],
+    multiprocess_mode="livemin",
+)
+LOG_REDACTIONS = Counter(
+    "scrubber_log_redactions",
+    "Log fields refused (raw-content key) or redacted (value looked like PII), by reason",
+    ["reason"],
+)
+BUILD_INFO = Gauge(
+    "scrubber_build_info",
+    "Always 1; the labels say which scrubber and Python are running",
+    ["version", "python"],
+    multiprocess_mode="max",
+)
+BUILD_INFO.labels(__version__, platform.python_version()).set(1)
 
 
 def record_findings(result: ScrubResult) -> None:

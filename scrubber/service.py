@@ -4,17 +4,33 @@ Each transport is a :class:`Component`: ``start()`` returns once it is serving, 
 and releases everything, ``ready()`` answers the readiness probe. The service knows nothing of
 how a transport works; a transport knows nothing of how detection works (it is handed a
 :class:`~scrubber.engine.Scrubber` factory).
+
+Ready (``/readyz``) means: the rule files compiled (``rules``) and every component says
+``ready()``; while stopping, the service reports not ready so traffic drains away first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from scrubber.config import Settings
+import structlog
+
+from scrubber import __version__
+from scrubber.admin import AdminServer, Handler, Request, Response
+from scrubber.config import ConfigError, Settings
+from scrubber.engine import Scrubber
+from scrubber.logs import configure, get_logger
+from scrubber.observability import COMPONENT_READY
+from scrubber.rulefile import RuleError
+
+READY_POLL_SECONDS = 1.0
+
+log = get_logger("scrubber.service")
 
 
 class Component(Protocol):
@@ -40,29 +56,179 @@ def build_components(settings: Settings) -> list[Component]:
     return components
 
 
+def summary(settings: Settings) -> dict[str, object]:
+    """What is configured, for the start-up log: names, addresses and levels, never secrets."""
+    out: dict[str, object] = {
+        "level": settings.policy.level,
+        "admin": settings.admin.listen,
+    }
+    if settings.kafka is not None:
+        out["kafka"] = {
+            "bootstrap_servers": settings.kafka.bootstrap_servers,
+            "group_id": settings.kafka.group_id,
+            "quarantine_topic": settings.kafka.quarantine_topic,
+            "routes": [
+                {"in": r.input, "out": r.output, "format": r.format, "level": r.level}
+                for r in settings.kafka.routes
+            ],
+        }
+    if settings.smtp is not None:
+        up = settings.smtp.upstream
+        out["smtp"] = {
+            "listen": settings.smtp.listen,
+            "upstream": f"{up.host}:{up.port}" if settings.smtp.mailbox_dir is None else "mailbox",
+            "upstream_tls": up.tls,
+            "auth_required": settings.smtp.auth.required,
+            "level": settings.smtp.level,
+        }
+    return out
+
+
+class Health:
+    """What ``/healthz`` and ``/readyz`` answer for one process."""
+
+    def __init__(self, components: Sequence[Component]) -> None:
+        self.components = components
+        self.rules_loaded = False
+        self.stopping = False
+
+    def live(self) -> bool:
+        return True
+
+    def checks(self) -> dict[str, bool]:
+        checks = {"running": not self.stopping, "rules": self.rules_loaded}
+        for c in self.components:
+            checks[c.name] = _ready(c)
+        return checks
+
+
+def _ready(c: Component) -> bool:
+    try:
+        return bool(c.ready())
+    except Exception:
+        return False
+
+
+def playground_routes() -> dict[tuple[str, str], Handler]:
+    """``GET /playground`` and ``POST /playground/api/scrub``; request text is never logged."""
+    from scrubber import playground
+
+    async def page(_req: Request) -> Response:
+        return Response(200, playground.page(), "text/html; charset=utf-8")
+
+    async def scrub(req: Request) -> Response:
+        import json
+
+        try:
+            answer = await asyncio.to_thread(playground.handle, req.body)
+        except playground.PlaygroundError as exc:
+            return Response(400, json.dumps({"error": str(exc)}).encode(), "application/json")
+        return Response(200, json.dumps(answer).encode(), "application/json")
+
+    return {("GET", "/playground"): page, ("POST", "/playground/api/scrub"): scrub}
+
+
 async def serve(
     settings: Settings,
     stop: asyncio.Event | None = None,
     on_started: Callable[[], None] | None = None,
+    *,
+    components: Sequence[Component] | None = None,
+    admin: bool = True,
+    report_ready: Callable[[bool], None] | None = None,
+    signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT),
 ) -> None:
-    """Run until SIGTERM/SIGINT (or ``stop`` is set), then stop every component in reverse order.
+    """Run until a signal in ``signals`` (or ``stop`` is set), then stop every component in reverse order.
 
     ``on_started`` is called once every component serves (the embedded default prints its banner).
+    ``components`` replaces the configured transports (tests); ``admin=False`` leaves the admin
+    endpoint to a supervisor, which learns readiness through ``report_ready``.
     """
+    if not structlog.is_configured():
+        configure(settings.logging.format, settings.logging.level)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    components = build_components(settings)
+    log.info("starting", version=__version__, pid=os.getpid(), config=summary(settings))
+    components = list(build_components(settings) if components is None else components)
+    health = Health(components)
+    server: AdminServer | None = None
+    if admin:
+        routes = playground_routes() if settings.admin.playground else {}
+        server = AdminServer(settings.admin.listen, live=health.live, checks=health.checks, routes=routes)
+        await server.start()
+    watcher = asyncio.create_task(_watch_readiness(health, report_ready))
     started: list[Component] = []
     try:
+        # Compile the rules once before anything is accepted: a broken rule file fails here.
+        await asyncio.to_thread(Scrubber, settings.policy.policy())
+        health.rules_loaded = True
+        log.info("rules loaded")
         for c in components:
             await c.start()
             started.append(c)
+            log.info("component started", component=c.name)
         if on_started is not None:
             on_started()
         await stop.wait()
+        log.info("stopping")
     finally:
+        health.stopping = True
         for c in reversed(started):
-            await c.stop()
+            try:
+                await c.stop()
+            except Exception as exc:
+                log.error("component did not stop cleanly", component=c.name, error=type(exc).__name__)
+            else:
+                log.info("component stopped", component=c.name)
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        if server is not None:
+            await server.stop()
+        log.info("stopped")
+
+
+def run(settings: Settings, workers: int | None = None) -> int:
+    """``scrubber run``: configure logging, then serve in this process or under a supervisor.
+
+    Exit codes: 0 after a clean stop, 2 when the configuration or the rule files cannot be used,
+    1 for any other failure (a transport that could not start, a worker that kept exiting).
+    """
+    configure(settings.logging.format, settings.logging.level)
+    n = workers or settings.workers
+    try:
+        if n > 1:
+            from scrubber.supervisor import Supervisor
+
+            return asyncio.run(Supervisor(settings, n).run())
+        asyncio.run(serve(settings))
+    except (ConfigError, RuleError) as exc:
+        log.error("cannot start", error=str(exc))
+        return 2
+    except Exception as exc:
+        log.exception("failed", error=type(exc).__name__)
+        return 1
+    return 0
+
+
+async def _watch_readiness(health: Health, report: Callable[[bool], None] | None) -> None:
+    """Keep the readiness gauges (and the supervisor) current; log every change."""
+    last: Mapping[str, bool] | None = None
+    while True:
+        checks = health.checks()
+        for name, ok in checks.items():
+            COMPONENT_READY.labels(name).set(1 if ok else 0)
+        ready = all(checks.values())
+        if report is not None:
+            report(ready)
+        if checks != last:
+            failing = sorted(n for n, ok in checks.items() if not ok)
+            if ready:
+                log.info("ready", checks=sorted(checks))
+            else:
+                log.info("not ready", failing=failing)
+            last = checks
+        await asyncio.sleep(READY_POLL_SECONDS)

@@ -1,0 +1,209 @@
+"""Logging: structlog over the standard library, JSON lines by default, never raw content.
+
+Every record, ours or a library's, passes :func:`refuse_raw_content` before it is rendered:
+
+- a field whose key names raw content (``text``, ``body``, ``value``, ``payload`` ... see
+  :data:`RAW_CONTENT_KEYS`) is replaced by ``"[refused]"``, whatever it holds;
+- every other string (the event name, reasons, exception text and tracebacks included) is run
+  through the engine's pattern detectors for values that identify a person or open an account
+  (emails, SSNs, cards, IBANs, phone numbers, passports, licences, secrets); what they find is
+  replaced by its label, e.g. ``[EMAIL_ADDRESS]``. IP addresses, ZIP codes and dates are left
+  alone: broker and upstream addresses, ports and timestamps are what operators need.
+
+Numbers are not scanned: offsets, partitions, sizes and counts are logged as numbers. Both kinds
+of intervention are counted in ``scrubber_log_redactions_total{reason}``.
+
+Library records (aiokafka, aiosmtpd, asyncio) keep only their message template unless the logger
+is in :data:`TRUSTED_LOGGERS`: their arguments may hold what a client sent (aiosmtpd logs the
+SMTP command lines, addresses included).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from typing import Any, TextIO
+
+import structlog
+from structlog.typing import EventDict, WrappedLogger
+
+from scrubber.engine import Scrubber
+from scrubber.observability import LOG_REDACTIONS
+
+RAW_CONTENT_KEYS = frozenset(
+    {
+        "text",
+        "body",
+        "value",
+        "values",
+        "raw",
+        "payload",
+        "content",
+        "message_text",
+        "message",
+        "data",
+        "subject",
+        "headers",
+        "envelope",
+        "mail_from",
+        "rcpt_tos",
+        "recipients",
+        "sender",
+        "record",
+        "record_key",
+    }
+)
+REFUSED = "[refused]"
+# Scanned for PII-looking values; IP_ADDRESS, ZIP_CODE and DATE_OF_BIRTH deliberately are not.
+LOG_ENTITIES = frozenset(
+    {
+        "CREDIT_CARD",
+        "BANK_ACCOUNT",
+        "IBAN",
+        "SECRET",
+        "US_SSN",
+        "PASSPORT",
+        "DRIVER_LICENSE",
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+    }
+)
+# Keys the pipeline itself adds; their values are never content.
+_OWN_KEYS = frozenset({"timestamp", "level", "logger", "worker", "pid", "exc_info"})
+TRUSTED_LOGGERS = ("scrubber", "aiokafka")
+MAX_FIELD_CHARS = 16384
+_LIBRARY_LEVELS = {"mail.log": logging.WARNING, "aiokafka": logging.WARNING, "asyncio": logging.WARNING}
+
+
+@cache
+def _scanner() -> Scrubber:
+    """The engine, restricted to pattern rules for :data:`LOG_ENTITIES`, built on first use."""
+    from scrubber import rulefile
+    from scrubber.detectors.cues import load_cues
+    from scrubber.detectors.patterns import PatternDetector, load_patterns
+    from scrubber.dial import MAX_LEVEL, Policy
+
+    root = rulefile.grammar_dir()
+    rules = load_patterns(root / "patterns.yaml", load_cues(root / "cues.yaml"))
+    wanted = [r for r in rules if r.entity in LOG_ENTITIES]
+    return Scrubber(Policy(level=MAX_LEVEL), detectors=[PatternDetector(wanted, timeout=0.05)])
+
+
+def redact_string(value: str) -> str:
+    """``value`` with PII-looking spans replaced by labels; ``[refused]`` if it cannot be scanned."""
+    text, reason = _scan(value)
+    if reason is not None:
+        LOG_REDACTIONS.labels(reason).inc()
+    return text
+
+
+@lru_cache(maxsize=512)
+def _scan(value: str) -> tuple[str, str | None]:
+    # Event names and reasons repeat; the cache keeps them from being scanned every time.
+    if len(value) > MAX_FIELD_CHARS:
+        value = value[:MAX_FIELD_CHARS] + "...[truncated]"
+    try:
+        result = _scanner().scrub(value)
+    except Exception:
+        # Fail closed: a value we could not check is not written.
+        return REFUSED, "unscannable"
+    return result.text, ("pii_value" if result.findings else None)
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_string(value)
+    if isinstance(value, Mapping):
+        return {k: _clean_field(str(k), v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_clean(v) for v in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return redact_string(str(value))
+
+
+def _clean_field(key: str, value: Any) -> Any:
+    if key.lower() in RAW_CONTENT_KEYS:
+        LOG_REDACTIONS.labels("raw_key").inc()
+        return REFUSED
+    return _clean(value)
+
+
+def refuse_raw_content(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """Refuse raw-content keys and redact PII-looking values (see the module docstring)."""
+    for key, value in list(event_dict.items()):
+        if key in _OWN_KEYS or key.startswith("_"):
+            continue
+        event_dict[key] = _clean_field(key, value)
+    return event_dict
+
+
+def library_template(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """For library records, keep the message template; format the arguments only if trusted."""
+    args = event_dict.pop("positional_args", ())
+    record = event_dict.get("_record")
+    name = record.name if record is not None else ""
+    if args and name.startswith(TRUSTED_LOGGERS):
+        with contextlib.suppress(TypeError, ValueError):
+            event_dict["event"] = str(event_dict["event"]) % args
+    return event_dict
+
+
+def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> None:
+    """Send structlog and standard-library logging to ``stream`` (stderr) as JSON or console lines.
+
+    ``fmt`` is ``json``, ``console`` or ``auto`` (console when ``stream`` is a terminal).
+    """
+    stream = stream or sys.stderr
+    console = fmt == "console" or (fmt == "auto" and stream.isatty())
+    renderer: structlog.typing.Processor = (
+        structlog.dev.ConsoleRenderer(colors=False)
+        if console
+        else structlog.processors.JSONRenderer(sort_keys=False, default=str)
+    )
+    shared: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, library_template],
+        use_get_message=False,
+        pass_foreign_args=True,
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            refuse_raw_content,
+            renderer,
+        ],
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    numeric = logging.getLevelName(level.upper())
+    root.setLevel(numeric)
+    for name, floor in _LIBRARY_LEVELS.items():
+        logging.getLogger(name).setLevel(max(floor, numeric))
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str = "scrubber") -> structlog.stdlib.BoundLogger:
+    """A structlog logger; pass fields as keywords, never message content."""
+    logger: structlog.stdlib.BoundLogger = structlog.stdlib.get_logger(name)
+    return logger
