@@ -6,6 +6,7 @@ from pathlib import Path
 
 from scrubber import rulefile
 from scrubber.detectors import Detector
+from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.patterns import PatternDetector, load_patterns
@@ -20,6 +21,10 @@ def build_detectors(
     detectors: list[Detector] = []
     if rules:
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
+    if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
+        detectors.append(
+            AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)
+        )
     if (root / "rules.yaml").is_file():
         grammar = load_grammar(root / "rules.yaml", cues).only(entities)
         if grammar.rules:
