@@ -9,6 +9,7 @@ from scrubber.detectors import Detector
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
+from scrubber.detectors.names import NameDetector, load_names
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 
 
@@ -21,6 +22,8 @@ def build_detectors(
     detectors: list[Detector] = []
     if rules:
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
+    if "PERSON" in entities and (root / "names.yaml").is_file():
+        detectors.append(NameDetector(load_names(root / "names.yaml"), timeout=regex_timeout))
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
             AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)

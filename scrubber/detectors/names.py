@@ -1,0 +1,225 @@
+"""Names of people (PERSON) from the contexts that announce them: grammar/names.yaml.
+
+No dictionary and no parser: a greeting, a title, a closing line, "my name is", a name field,
+an e-mail display name, a relation ("my mother, ..."), or a record ("Lee Huang, SSN ...") says
+that the capitalised words after it are a name. Measured against the parser's NER on the
+devset this finds more names, far fewer false ones, and costs a few regular expressions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from scrubber import rulefile
+from scrubber.detectors.patterns import RegexTimeout
+from scrubber.findings import Finding
+from scrubber.rulefile import RuleError
+
+_LISTS = (
+    "greetings",
+    "titles",
+    "closings",
+    "intros",
+    "loose_intros",
+    "intro_followers",
+    "fields",
+    "relations",
+    "record_cues",
+    "particles",
+    "not_names",
+    "ambiguous",
+)
+SCORE = 0.85
+# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc"; never all capitals.
+_CASED = r"(?:\p{Lu}['’])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# The same on a line typed without capitals.
+_LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
+_SQL = regex.compile(
+    r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
+)
+_SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
+
+
+def _alternation(words: Sequence[str]) -> str:
+    parts = []
+    for w in sorted(set(words), key=len, reverse=True):
+        body = r"[\s_-]+".join(regex.escape(p) for p in w.split())
+        parts.append(body + (r"\b" if w[-1].isalnum() else ""))
+    return "(?:" + "|".join(parts) + ")"
+
+
+@dataclass(frozen=True)
+class NameLexicon:
+    """The compiled contexts: each pattern has a group ``n`` that is the name."""
+
+    cased: tuple[tuple[str, regex.Pattern[str]], ...]
+    lower: tuple[tuple[str, regex.Pattern[str]], ...]
+    closing: regex.Pattern[str]
+    name_line: regex.Pattern[str]
+    field_keys: regex.Pattern[str]
+    not_names: frozenset[str]
+    ambiguous: frozenset[str]
+
+
+def load_names(path: Path) -> NameLexicon:
+    """Compile grammar/names.yaml; a bad file fails with the file, the line and the reason."""
+    data = rulefile.load(path)
+    if not isinstance(data, Mapping):
+        raise RuleError(path, None, f"expected a mapping with {', '.join(_LISTS)}")
+    rulefile.check_keys(path, data, set(_LISTS), set())
+    w: dict[str, list[str]] = {}
+    for key in _LISTS:
+        words = data[key]
+        if (
+            not isinstance(words, list)
+            or not words
+            or not all(isinstance(x, str) and x.strip() for x in words)
+        ):
+            raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
+        w[key] = [x.strip().lower() for x in words]
+    alt = {k: _alternation(v) for k, v in w.items()}
+    stop = rf"(?!(?i:{alt['not_names']})(?![\p{{L}}'’-]))"
+
+    def name(word: str, most: int = 4, least: int = 1) -> str:
+        one = f"{stop}{word}"
+        return rf"(?P<n>{one}(?:[ \t]+(?:{alt['particles']}[ \t]+)?{one}){{{least - 1},{most - 1}}})"
+
+    def build(word: str, lower_line: bool) -> tuple[tuple[str, regex.Pattern[str]], ...]:
+        end = r"(?![\p{L}'’-])"
+        contexts = {
+            "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{name(word)}{end}",
+            "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
+            rf"{name(word)}{end}",
+            "relation": rf"(?i:\b(?:my|our|his|her|their)\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
+            "record": rf"(?m:^)[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},|{name(word, 4, 2)})[ \t]+"
+            rf"(?i:{alt['record_cues']})\b",
+        }
+        if not lower_line:
+            contexts |= {
+                "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
+                rf"(?:(?i:{alt['titles']})\.?[ \t]+)?{name(word, 3)}"
+                rf"(?=[ \t]*(?:[,!:\n.]|$)|[ \t]+(?i:this|it's|here)\b)",
+                "title": rf"(?<![\w.])(?:{_title(w['titles'])})\.?[ \t]+{name(word, 2)}{end}",
+                "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{name(word, 3)}"
+                rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
+                "display": rf"(?:^|(?<=[\s:,\"']))\"?{name(word)}\"?[ \t]*<[^<>\s@]+@",
+                "sign_same_line": rf"(?m:^)[>\s]*(?i:{alt['closings']})[ \t]*,[ \t]+{name(word, 3)}[ \t]*$",
+            }
+        return tuple((k, regex.compile(v, regex.MULTILINE)) for k, v in contexts.items())
+
+    try:
+        lex = NameLexicon(
+            cased=build(_CASED, False),
+            lower=build(_LOWER, True),
+            closing=regex.compile(rf"^[>\s]*(?i:{alt['closings']})[ \t]*[,.!]*[ \t]*$", regex.MULTILINE),
+            name_line=regex.compile(rf"[>\s]*{name(_CASED)}[ \t]*"),
+            field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
+            not_names=frozenset(w["not_names"]),
+            ambiguous=frozenset(w["ambiguous"]),
+        )
+    except regex.error as exc:
+        raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
+    return lex
+
+
+def _intros(words: list[str], loose: list[str], lower_line: bool) -> str:
+    return _alternation([x for x in words if x not in loose and (not lower_line or "name" in x)])
+
+
+def _title(titles: list[str]) -> str:
+    # Titles are matched capitalised only: "Dr. Lee", not "dr" inside a sentence.
+    return "|".join(regex.escape(t.capitalize()) for t in sorted(titles, key=len, reverse=True))
+
+
+class NameDetector:
+    """PERSON by context; a name found once is also masked where it recurs in the message."""
+
+    name = "names"
+    entities = frozenset({"PERSON"})
+
+    def __init__(self, lexicon: NameLexicon, *, timeout: float = 0.5) -> None:
+        self.lex = lexicon
+        self.timeout = timeout
+
+    def detect(self, text: str) -> list[Finding]:
+        try:
+            spans = sorted(set(self._spans(text)))
+        except TimeoutError as exc:
+            raise RegexTimeout("person") from exc
+        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for s, e, how in spans]
+        out.extend(self._recurring(text, out))
+        return out
+
+    def _spans(self, text: str) -> Iterator[tuple[int, int, str]]:
+        t = self.timeout
+        for how, pattern in self.lex.cased:
+            for m in pattern.finditer(text, timeout=t):
+                yield m.start("n"), m.end("n"), how
+        for how, pattern in self.lex.lower:
+            for m in pattern.finditer(text, timeout=t):
+                if _line(text, m.start("n")).islower():
+                    yield m.start("n"), m.end("n"), how
+        for m in self.lex.closing.finditer(text, timeout=t):
+            nxt = _next_line(text, m.end())
+            if nxt is not None:
+                s, e = nxt
+                n = self.lex.name_line.fullmatch(text, s, e, timeout=t)
+                if n is not None:
+                    yield n.start("n"), n.end("n"), "signature"
+        yield from self._sql(text)
+
+    def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
+        if "insert" not in text.lower():
+            return
+        for m in _SQL.finditer(text, timeout=self.timeout):
+            cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
+            vals = list(_SQL_VALUE.finditer(text, m.start("vals"), m.end("vals")))
+            for col, val in zip(cols, vals, strict=False):
+                raw = val.group().strip()
+                if self.lex.field_keys.fullmatch(col) and raw.startswith("'") and len(raw) > 2:
+                    start = val.start() + val.group().index("'") + 1
+                    yield start, start + len(raw) - 2, "sql"
+
+    def _recurring(self, text: str, found: list[Finding]) -> list[Finding]:
+        """The words of a found name where they stand alone elsewhere ("Hello Dalbir," ... "Dalbir")."""
+        words = {
+            word
+            for f in found
+            for word in text[f.start : f.end].split()
+            if len(word) >= 3
+            and word[0].isupper()
+            and word.lower() not in self.lex.ambiguous
+            and word.lower() not in self.lex.not_names
+        }
+        out: list[Finding] = []
+        taken = [(f.start, f.end) for f in found]
+        for word in words:
+            for m in regex.finditer(rf"(?<![\p{{L}}\d'’-]){regex.escape(word)}(?![\p{{L}}\d'’-])", text):
+                if not any(s <= m.start() < e for s, e in taken):
+                    out.append(Finding(m.start(), m.end(), "PERSON", SCORE - 0.1, "names:recurring"))
+        return out
+
+
+def _line(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _next_line(text: str, pos: int) -> tuple[int, int] | None:
+    """The next non-blank line after the one ending at ``pos``, as (start, end)."""
+    while pos < len(text):
+        start = text.find("\n", pos)
+        if start < 0:
+            return None
+        start += 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if text[start:end].strip(" \t>"):
+            return start, end
+        pos = end
+    return None
