@@ -1,0 +1,91 @@
+"""Multi-process scaling of the engine: the same stream through 1 and through 2 worker processes.
+
+    .venv/bin/python -m load.scaling                 # 20,000 chat/log messages, level 7
+    .venv/bin/python -m load.scaling --n 50000 --workers 1,2
+
+Each worker is a spawned process that builds its own ``Scrubber(Policy(level=7))`` (model
+loaded) before the clock starts; the stream is cut into ``scrub_many`` batches handed out by a
+``multiprocessing`` pool, and only a count comes back, so the figure is the engine's and not
+the pickling of results. Wall-clock time: on a machine shared with other work the ratio is
+noisy, so each figure is the best of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import multiprocessing.synchronize
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from load.bench import Row, chat_log_stream, render
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+BATCH = 64
+_scrubber: Scrubber | None = None
+
+
+def _init(level: int, ready: multiprocessing.synchronize.Barrier) -> None:
+    global _scrubber
+    _scrubber = Scrubber(Policy(level=level))
+    _scrubber.scrub_many(chat_log_stream(BATCH, seed=99))  # first-use costs before the clock starts
+    ready.wait()
+
+
+def _work(batch: Sequence[str]) -> int:
+    assert _scrubber is not None
+    return sum(len(r.findings) for r in _scrubber.scrub_many(batch))
+
+
+def rate(workers: int, stream: Sequence[str], level: int, repeat: int) -> float:
+    """Best messages/s (wall clock) of ``workers`` processes over ``stream``."""
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Barrier(workers + 1)
+    batches = [stream[i : i + BATCH] for i in range(0, len(stream), BATCH)]
+    best = 0.0
+    with ctx.Pool(workers, initializer=_init, initargs=(level, ready)) as pool:
+        ready.wait(timeout=300)
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            pool.map(_work, batches, chunksize=1)
+            best = max(best, len(stream) / (time.perf_counter() - t0))
+    return best
+
+
+def bench_rows(
+    quick: bool, n: int | None = None, workers: Sequence[int] = (1, 2), level: int = 7
+) -> list[Row]:
+    n = n or (1_000 if quick else 20_000)
+    repeat = 1 if quick else 3
+    stream = chat_log_stream(n, seed=1)
+    cores = len(os.sched_getaffinity(0))
+    rates: dict[int, float] = {}
+    rows: list[Row] = []
+    for w in workers:
+        sys.stderr.write(f"scaling: {w} worker process(es)\n")
+        rates[w] = rate(w, stream, level, repeat)
+        note = f"best of {repeat}, {cores} usable cores" + ("; more workers than cores" if w > cores else "")
+        case = f"engine L{level}, {w} worker process(es), {n:,} msgs"
+        rows.append(Row("scaling", case, rates[w], "msg/s", note))
+    lo, hi = min(rates), max(rates)
+    if hi != lo:
+        ideal = f"ideal {hi / lo:.1f}x"
+        rows.append(Row("scaling", f"{hi} workers / {lo} worker", rates[hi] / rates[lo], "x", ideal))
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m load.scaling", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=20_000, help="messages in the stream (default 20000)")
+    ap.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
+    ap.add_argument("--level", type=int, default=7)
+    a = ap.parse_args(argv)
+    print(render(bench_rows(False, a.n, [int(w) for w in a.workers.split(",")], a.level)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
