@@ -1,8 +1,15 @@
-"""Pattern detectors: regular expressions from grammar/patterns.yaml, validated and scored."""
+"""Pattern detectors: regular expressions from grammar/patterns.yaml, validated and scored.
+
+A rule is a value pattern plus data that says when it is worth running (``min_digits``,
+``gate``), which cue words around a match raise or lower its score (``raise``, ``lower``), and
+which are required (``requires``: the pattern then only runs just after such a cue; with
+``anchored`` it must match right where the cue ends, as in ``password: hunter2``). Cues come
+from one scan of the text per message (:class:`~scrubber.detectors.cues.CueIndex`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +17,7 @@ from typing import Any
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors.cues import compile_cues
+from scrubber.detectors.cues import CueHits, CueIndex
 from scrubber.detectors.validators import VALIDATORS, Validator
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.findings import Finding
@@ -19,6 +26,9 @@ from scrubber.rulefile import RuleError
 DEFAULT_WINDOW = 40
 DEFAULT_CONTEXT_SCORE = 0.95
 DEFAULT_PENALTY = 0.5
+# How far past its cue window a value of a ``requires`` rule may reach.
+MAX_VALUE_CHARS = 64
+_DIGITS = "0123456789"
 
 
 class RegexTimeout(Exception):
@@ -36,13 +46,17 @@ class PatternRule:
     pattern: regex.Pattern[str]
     score: float
     validator: Validator | None
-    raise_cues: regex.Pattern[str] | None
-    lower_cues: regex.Pattern[str] | None
-    requires: regex.Pattern[str] | None
+    raise_lists: frozenset[str]
+    lower_lists: frozenset[str]
+    requires: frozenset[str]
+    cue_words: Mapping[str, tuple[str, ...]]
     window: int
     after: int
     context_score: float
     penalty: float
+    min_digits: int = 0
+    gate: tuple[str, ...] = ()
+    anchored: bool = False
 
 
 _KEYS_REQUIRED = {"name", "entity", "regex", "score"}
@@ -56,6 +70,9 @@ _KEYS_OPTIONAL = {
     "ignorecase",
     "context_score",
     "penalty",
+    "min_digits",
+    "gate",
+    "anchored",
 }
 
 
@@ -79,65 +96,103 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
     line = rulefile.line_of(node)
     rulefile.check_keys(path, node, _KEYS_REQUIRED, _KEYS_OPTIONAL)
     name = str(node["name"])
+
+    def fail(reason: str) -> RuleError:
+        return RuleError(path, line, f"pattern {name!r}: {reason}")
+
     entity = node["entity"]
     if entity not in ENTITY_LEVELS:
-        raise RuleError(path, line, f"pattern {name!r}: unknown entity {entity!r}")
+        raise fail(f"unknown entity {entity!r}")
     score = node["score"]
     if not isinstance(score, int | float) or not 0 <= score <= 1:
-        raise RuleError(path, line, f"pattern {name!r}: score must be a number between 0 and 1")
+        raise fail("score must be a number between 0 and 1")
     flags = regex.IGNORECASE if node.get("ignorecase") else 0
     try:
         pattern = regex.compile(str(node["regex"]), flags | regex.VERSION0)
     except regex.error as exc:
-        raise RuleError(path, line, f"pattern {name!r}: invalid regex: {exc}") from exc
+        raise fail(f"invalid regex: {exc}") from exc
     validator = None
     if "validate" in node:
         validator = VALIDATORS.get(node["validate"])
         if validator is None:
-            raise RuleError(
-                path,
-                line,
-                f"pattern {name!r}: unknown validator {node['validate']!r} "
-                f"(known: {', '.join(sorted(VALIDATORS))})",
-            )
+            known = ", ".join(sorted(VALIDATORS))
+            raise fail(f"unknown validator {node['validate']!r} (known: {known})")
 
-    def cue_pattern(key: str) -> regex.Pattern[str] | None:
+    def lists(key: str) -> frozenset[str]:
         names = node.get(key)
         if names is None:
-            return None
+            return frozenset()
         if not isinstance(names, list) or not names:
-            raise RuleError(path, line, f"pattern {name!r}: {key} must be a list of cue list names")
-        words: list[str] = []
+            raise fail(f"{key} must be a list of cue list names")
         for cue in names:
             if cue not in cues:
-                raise RuleError(path, line, f"pattern {name!r}: unknown cue list {cue!r}")
-            words.extend(cues[cue])
-        return compile_cues(words)
+                raise fail(f"unknown cue list {cue!r}")
+        return frozenset(names)
 
+    def number(key: str, default: int) -> int:
+        value = node.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise fail(f"{key} must be a whole number >= 0")
+        return value
+
+    gate = node.get("gate", [])
+    if not isinstance(gate, list) or not all(isinstance(g, str) and g for g in gate):
+        raise fail("gate must be a list of strings")
+    requires = lists("requires")
+    anchored = node.get("anchored", False)
+    if not isinstance(anchored, bool) or (anchored and not requires):
+        raise fail("anchored must be true or false, and needs requires")
+    raise_lists, lower_lists = lists("raise"), lists("lower")
+    used = raise_lists | lower_lists | requires
     return PatternRule(
         name=name,
         entity=entity,
         pattern=pattern,
         score=float(score),
         validator=validator,
-        raise_cues=cue_pattern("raise"),
-        lower_cues=cue_pattern("lower"),
-        requires=cue_pattern("requires"),
-        window=int(node.get("window", DEFAULT_WINDOW)),
-        after=int(node.get("after", 0)),
+        raise_lists=raise_lists,
+        lower_lists=lower_lists,
+        requires=requires,
+        cue_words={n: tuple(cues[n]) for n in sorted(used)},
+        window=number("window", DEFAULT_WINDOW),
+        after=number("after", 0),
         context_score=float(node.get("context_score", DEFAULT_CONTEXT_SCORE)),
         penalty=float(node.get("penalty", DEFAULT_PENALTY)),
+        min_digits=number("min_digits", 0),
+        gate=tuple(g.lower() for g in gate),
+        anchored=anchored,
     )
 
 
-def _last_cue(cue: regex.Pattern[str] | None, window: str) -> int:
-    """End offset in ``window`` of the last cue found there, or -1."""
-    if cue is None:
-        return -1
-    last = -1
-    for m in cue.finditer(window):
-        last = m.end()
-    return last
+class _Text:
+    """One message and what rules ask of it, each worked out at most once."""
+
+    __slots__ = ("_cues", "_digits", "_index", "_lower", "text")
+
+    def __init__(self, text: str, index: CueIndex) -> None:
+        self.text = text
+        self._index = index
+        self._digits = -1
+        self._lower: str | None = None
+        self._cues: CueHits | None = None
+
+    @property
+    def digits(self) -> int:
+        if self._digits < 0:
+            self._digits = sum(map(self.text.count, _DIGITS))
+        return self._digits
+
+    @property
+    def lower(self) -> str:
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    @property
+    def cues(self) -> CueHits:
+        if self._cues is None:
+            self._cues = self._index.scan(self.text)
+        return self._cues
 
 
 class PatternDetector:
@@ -149,47 +204,91 @@ class PatternDetector:
         self.rules = tuple(rules)
         self.entities = frozenset(r.entity for r in self.rules)
         self.timeout = timeout
+        words: dict[str, tuple[str, ...]] = {}
+        for r in self.rules:
+            words.update(r.cue_words)
+        self.cues = CueIndex(words)
 
     def detect(self, text: str) -> list[Finding]:
+        doc = _Text(text, self.cues)
         out: list[Finding] = []
         for rule in self.rules:
+            if rule.min_digits and doc.digits < rule.min_digits:
+                continue
+            if rule.gate and not any(g in doc.lower for g in rule.gate):
+                continue
             try:
-                matches = list(rule.pattern.finditer(text, timeout=self.timeout))
+                for m in self._matches(rule, doc):
+                    finding = self._judge(rule, doc, m)
+                    if finding is not None:
+                        out.append(finding)
             except TimeoutError as exc:
                 raise RegexTimeout(rule.name) from exc
-            for m in matches:
-                finding = self._judge(rule, text, m)
-                if finding is not None:
-                    out.append(finding)
         return out
 
-    def _judge(self, rule: PatternRule, text: str, m: regex.Match[str]) -> Finding | None:
+    def _matches(self, rule: PatternRule, doc: _Text) -> Iterator[regex.Match[str]]:
+        if not rule.requires:
+            yield from rule.pattern.finditer(doc.text, timeout=self.timeout)
+            return
+        text = doc.text
+        if rule.anchored:
+            for hit in doc.cues.of(rule.requires):
+                m = rule.pattern.match(text, hit.end, timeout=self.timeout)
+                if m is not None:
+                    yield m
+            return
+        # Only the stretch after each required cue (or before it, for ``after``) can hold a value.
+        spans = []
+        for hit in doc.cues.of(rule.requires):
+            spans.append((hit.end, hit.end + rule.window + MAX_VALUE_CHARS))
+            if rule.after:
+                spans.append((max(0, hit.start - rule.after - MAX_VALUE_CHARS), hit.start))
+        for lo, hi in _merge(spans):
+            hi = min(hi, len(text))
+            for m in rule.pattern.finditer(text, lo, hi, timeout=self.timeout):
+                # A match cut off by the end of the stretch may be part of a longer token.
+                if m.end() < hi or hi == len(text):
+                    yield m
+
+    @staticmethod
+    def _judge(rule: PatternRule, doc: _Text, m: regex.Match[str]) -> Finding | None:
         group = "v" if "v" in rule.pattern.groupindex else 0
         start, end = m.span(group)
-        value = text[start:end]
+        if start >= end:
+            return None
         if rule.validator is not None:
-            valid = rule.validator(value)
+            valid = rule.validator(doc.text[start:end])
             if valid <= 0:
                 return None
             end = start + valid
         score = rule.score
-        if rule.raise_cues or rule.lower_cues or rule.requires:
-            line_start = text.rfind("\n", max(0, start - rule.window), start) + 1
-            before = text[max(line_start, start - rule.window) : start]
-            after = text[end : end + rule.after] if rule.after else ""
-            required = rule.requires
-            if (
-                required is not None
-                and _last_cue(required, before) < 0
-                and (not after or required.search(after) is None)
-            ):
+        if rule.raise_lists or rule.lower_lists or rule.requires:
+            text = doc.text
+            cues = doc.cues
+            lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
+            raised = cues.last_before(rule.raise_lists | rule.requires, lo, start)
+            required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
+            hi = -1
+            if rule.after:
+                line_end = text.find("\n", end)
+                hi = min(end + rule.after, len(text) if line_end < 0 else line_end)
+            if rule.requires and required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
                 return None
-            pos = max(_last_cue(rule.raise_cues, before), _last_cue(required, before))
-            neg = _last_cue(rule.lower_cues, before)
-            if pos >= 0 and pos >= neg:
+            lowered = cues.last_before(rule.lower_lists, lo, start) if rule.lower_lists else -1
+            if raised >= 0 and raised >= lowered:
                 score = max(score, rule.context_score)
-            elif neg >= 0:
+            elif lowered >= 0:
                 score -= rule.penalty
-            elif after and rule.raise_cues is not None and rule.raise_cues.search(after):
+            elif hi >= 0 and cues.first_after(rule.raise_lists | rule.requires, end, hi) >= 0:
                 score = max(score, rule.context_score)
         return Finding(start, end, rule.entity, score, f"pattern:{rule.name}")
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out

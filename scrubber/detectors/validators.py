@@ -12,11 +12,15 @@ import ipaddress
 from collections.abc import Callable
 
 import phonenumbers
+import regex
 from stdnum import iban as std_iban
 from stdnum import luhn
 from stdnum.us import rtn, ssn
 
 Validator = Callable[[str], int]
+
+# Validators see one short match at a time; this only guards the few patterns they run.
+_TIMEOUT = 0.1
 
 # Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
 _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
@@ -103,6 +107,68 @@ def phone(value: str) -> int:
         if phonenumbers.is_valid_number(number):
             return len(value)
     return 0
+
+
+_NANP_GROUPS = ([3, 3, 4], [1, 3, 3, 4])
+_TRUNK_REGIONS = ("GB", "DE", "FR", "AU", "IN")
+_EXTENSION = regex.compile(r"(?i),?\s*(?:ext\.?|extension|x)\s*\d{1,6}$")
+_GROUP_SPLIT = regex.compile(r"[\s().\-/]+")
+
+
+def phone_formatted(value: str) -> int:
+    """A phone number written the way people write one, and valid per libphonenumber.
+
+    International ("+44 20 7946 0958", "+14155550142", "0044 ..."), North American in 3-3-4
+    groups ("(415) 555-0142", "1-415-555-0142", "415.555.0142"), or national with a trunk 0 in
+    groups ("020 7946 0958", "05 50 41 60 16"), or an Indian mobile in two fives. Other digit
+    runs (undelimited, odd groups: "400 245639", timestamps) are left to cue-confirmed rules.
+    """
+    return _phone(value, grouped=True)
+
+
+def phone_national(value: str) -> int:
+    """Like ``phone_formatted`` but in any grouping ("4155550142", "0207 94 60958")."""
+    return _phone(value, grouped=False)
+
+
+def _phone(value: str, *, grouped: bool) -> int:
+    ext = _EXTENSION.search(value, timeout=_TIMEOUT)
+    core = (value[: ext.start()] if ext else value).strip()
+    digits = _digits(core)
+    if not 7 <= len(digits) <= 15 or len(set(digits)) < 3 or core.count("(") != core.count(")"):
+        return 0
+    if _looks_like_date_or_time(core):
+        return 0
+    if core.startswith(("+", "00")):
+        number = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
+        return len(value) if number is not None else 0
+    groups = [len(g) for g in _GROUP_SPLIT.split(core) if g]
+    if grouped and len(groups) < 2:
+        return 0
+    nanp = groups in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
+    if nanp and (len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")):
+        return len(value) if _parse(core, "US") is not None else 0
+    if digits[0] == "0" and (not grouped or (min(groups) >= 2 and "." not in core)):
+        return len(value) if any(_parse(core, r) is not None for r in _TRUNK_REGIONS) else 0
+    if (groups == [5, 5] or not grouped) and len(digits) == 10 and digits[0] in "6789":
+        return len(value) if _parse(core, "IN") is not None else 0
+    return 0
+
+
+def _parse(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    try:
+        number = phonenumbers.parse(value, region)
+    except phonenumbers.NumberParseException:
+        return None
+    return number if phonenumbers.is_valid_number(number) else None
+
+
+def bank_account(value: str) -> int:
+    """A bank account number: digits that are not one repeated digit or a plain run."""
+    digits = _digits(value)
+    if len(set(digits)) < 3 or digits in "01234567890123456789" or digits in "98765432109876543210":
+        return 0
+    return len(value)
 
 
 def _looks_like_date_or_time(value: str) -> bool:
@@ -289,7 +355,7 @@ def secret_value(value: str) -> int:
 
 def passport(value: str) -> int:
     digits = sum(c.isdigit() for c in value)
-    if digits < 2 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
+    if digits < 1 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
         return 0
     return len(value)
 
@@ -318,6 +384,9 @@ VALIDATORS: dict[str, Validator] = {
     "us_ssn": us_ssn,
     "aba_routing": aba_routing,
     "phone": phone,
+    "phone_formatted": phone_formatted,
+    "phone_national": phone_national,
+    "bank_account": bank_account,
     "ipv4": ipv4,
     "ipv6": ipv6,
     "date": date,
