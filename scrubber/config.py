@@ -181,6 +181,8 @@ class SmtpConfig:
     on_unscrubbable: str = "reject"  # reject | quarantine
     quarantine_dir: str | None = None
     mailbox_dir: str | None = None  # embedded default: deliver into a directory instead of upstream
+    scrub_processes: int = 2  # 0: scrub in one thread of this process; N: a pool of N processes
+    time_budget_ms: int | None = None  # per message; None: limits.time_budget_ms
 
 
 @dataclass(frozen=True)
@@ -458,10 +460,19 @@ def _smtp(data: Any) -> SmtpConfig:
         on_unscrubbable=r.choice("on_unscrubbable", ("reject", "quarantine"), "reject"),
         quarantine_dir=r.get("quarantine_dir", str, None),
         mailbox_dir=r.get("mailbox_dir", str, None),
+        scrub_processes=r.number("scrub_processes", SmtpConfig.scrub_processes, 0, 64),
+        time_budget_ms=r.get("time_budget_ms", int, None),
     )
     r.done()
     if cfg.on_unscrubbable == "quarantine" and not cfg.quarantine_dir:
         raise ConfigError("smtp.on_unscrubbable: quarantine needs smtp.quarantine_dir")
+    if cfg.time_budget_ms is not None and cfg.time_budget_ms < 1:
+        raise ConfigError(f"smtp.time_budget_ms: must be >= 1, got {cfg.time_budget_ms}")
+    from scrubber.formats.mime import STRUCTURED_HEADERS
+
+    structured = [h for h in cfg.headers if h.lower() in STRUCTURED_HEADERS]
+    if structured:
+        raise ConfigError(f"smtp.headers: {structured[0]} is not a free-text header and cannot be scrubbed")
     return cfg
 
 

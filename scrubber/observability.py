@@ -71,6 +71,11 @@ QUARANTINED = Counter(
 REGEX_TIMEOUTS = Counter("scrubber_regex_timeouts", "Pattern runs that exceeded their time budget")
 SMTP_TLS_FAILURES = Counter("scrubber_smtp_tls_failures", "STARTTLS handshakes with clients that failed")
 SMTP_AUTH_FAILURES = Counter("scrubber_smtp_auth_failures", "SMTP AUTH attempts that were refused")
+SMTP_REFUSED = Counter(
+    "scrubber_smtp_refused",
+    "SMTP connections and recipients refused by the relay's own rules, by reason",
+    ["reason"],  # network | sessions | recipients
+)
 COMPONENT_READY = Gauge(
     "scrubber_component_ready",
     "1 when the component (transport, rules) is ready, by component; the minimum over workers",

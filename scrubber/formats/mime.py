@@ -1,0 +1,427 @@
+"""MIME: scrub an e-mail message part by part and put it back together with its structure.
+
+The message is parsed with the standard library's ``email`` package (modern policy) and every
+part is visited:
+
+- ``text/plain`` and other ``text/*`` parts, and attachments named ``*.csv``, ``*.txt``,
+  ``*.log`` or ``*.tsv``, are decoded (transfer encoding, then charset) and scrubbed;
+- ``text/html`` parts: only text nodes and ``mailto:``/``tel:`` links (see :mod:`.html`);
+- the free-text headers named in :attr:`MimeOptions.headers` (RFC 2047 encoded words decoded),
+  in the message and in attached messages (``message/rfc822``);
+- every other leaf part is an attachment and is passed, replaced by a note ("strip") or makes
+  the message refused ("reject"), as :attr:`MimeOptions.attachments` says.
+
+A part whose text changed is encoded again in its own charset and transfer encoding (quoted-
+printable instead of 7bit/8bit when a line would grow past 998 octets). Everything that did not
+change -- other parts, headers, boundaries, preamble and epilogue -- is written back as it came.
+An ``X-Scrubber`` trace header gives the level and the count of findings per entity, no values.
+
+Fail closed: a multipart body without its boundary, a text part whose base64 does not decode
+cleanly, an unknown transfer encoding or a charset that cannot round-trip raise
+:class:`~scrubber.formats.FormatError`; the engine's :class:`~scrubber.engine.ScrubError`
+(``regex_timeout``, ``time_budget``) passes through. ``attachment_refused`` is a
+:class:`~scrubber.engine.ScrubError` too, raised under the "reject" attachment policy.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.policy
+import io
+import quopri
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email import errors
+from email.generator import BytesGenerator
+from email.message import Message, MIMEPart
+from email.parser import BytesParser
+
+from scrubber.engine import Scrubber, ScrubError, ScrubResult
+from scrubber.findings import Finding
+from scrubber.formats import FormatError
+from scrubber.formats import html as htmltext
+from scrubber.masking import replacement
+
+ATTACHMENT_POLICIES = ("pass", "strip", "reject")
+TEXT_SUFFIXES = (".csv", ".txt", ".log", ".tsv")
+# Headers with a structure of their own (addresses, ids, dates, MIME parameters): scrubbing them
+# as free text would break them, so they cannot be listed in MimeOptions.headers.
+STRUCTURED_HEADERS = frozenset(
+    {
+        "from",
+        "to",
+        "cc",
+        "bcc",
+        "reply-to",
+        "sender",
+        "resent-from",
+        "resent-to",
+        "resent-cc",
+        "resent-bcc",
+        "resent-sender",
+        "return-path",
+        "message-id",
+        "in-reply-to",
+        "references",
+        "date",
+        "mime-version",
+        "content-type",
+        "content-transfer-encoding",
+        "content-disposition",
+        "content-id",
+        "received",
+        "dkim-signature",
+        "x-scrubber",
+    }
+)
+TRACE_HEADER = "X-Scrubber"
+MAX_DEPTH = 50
+# Text is handed to the engine in chunks of about this many characters (cut at a line end):
+# pattern timeouts are per call, and a budget check can run between batches.
+CHUNK_CHARS = 32 * 1024
+BATCH_CHARS = 128 * 1024
+MAX_LINE = 998
+_STRUCTURE_DEFECTS = (
+    errors.NoBoundaryInMultipartDefect,
+    errors.StartBoundaryNotFoundDefect,
+    errors.MultipartInvariantViolationDefect,
+)
+_BASE64_DEFECTS = (
+    errors.InvalidBase64CharactersDefect,
+    errors.InvalidBase64PaddingDefect,
+    errors.InvalidBase64LengthDefect,
+)
+_KNOWN_CTE = ("7bit", "8bit", "binary", "quoted-printable", "base64")
+
+
+@dataclass(frozen=True)
+class MimeOptions:
+    """What beyond the body text is scrubbed, and what happens to attachments."""
+
+    headers: tuple[str, ...] = ("Subject",)
+    attachments: str = "pass"  # pass | strip | reject
+    trace: bool = True
+
+    def __post_init__(self) -> None:
+        if self.attachments not in ATTACHMENT_POLICIES:
+            raise ValueError(f"attachments: expected one of {', '.join(ATTACHMENT_POLICIES)}")
+        structured = sorted(h for h in self.headers if h.lower() in STRUCTURED_HEADERS)
+        if structured:
+            raise ValueError(f"headers: {', '.join(structured)} cannot be scrubbed as free text")
+
+
+@dataclass(frozen=True)
+class MimeResult:
+    """The scrubbed message and what was found in it (masked, and observed only)."""
+
+    data: bytes
+    findings: tuple[Finding, ...]
+    observed: tuple[Finding, ...]
+    parts: int
+    stripped: int
+
+    def counts(self) -> dict[str, int]:
+        return self.as_scrub_result().counts()
+
+    def as_scrub_result(self) -> ScrubResult:
+        """The findings as an engine result (for metrics); its text is empty."""
+        return ScrubResult("", self.findings, self.observed)
+
+
+def scrub_message(
+    data: bytes, scrubber: Scrubber, options: MimeOptions | None = None, *, deadline: float | None = None
+) -> MimeResult:
+    """Scrub one RFC 5322 message (see the module docstring). ``deadline`` is a ``time.monotonic``
+    value; passing it between two batches of text raises ``ScrubError("time_budget")``."""
+    options = options or MimeOptions()
+    utf8_headers = _has_8bit_headers(data)
+    policy = email.policy.default.clone(linesep="\r\n", refold_source="none", utf8=utf8_headers)
+    msg = BytesParser(policy=policy).parsebytes(data)
+    walk = _Walk(scrubber, options)
+    walk.message(msg, depth=0)
+    results = _scrub_units(scrubber, [t for u in walk.units for t in u.texts], deadline)
+    found: list[Finding] = []
+    observed: list[Finding] = []
+    pos = 0
+    for unit in walk.units:
+        mine = results[pos : pos + len(unit.texts)]
+        pos += len(unit.texts)
+        unit.apply(mine)
+        for r in mine:
+            found.extend(r.findings)
+            observed.extend(r.observed)
+    if options.trace:
+        msg[TRACE_HEADER] = trace_value(scrubber.policy.level, ScrubResult("", tuple(found), tuple(observed)))
+    out = io.BytesIO()
+    BytesGenerator(out, policy=policy).flatten(msg)
+    return MimeResult(out.getvalue(), tuple(found), tuple(observed), walk.parts, walk.stripped)
+
+
+def trace_value(level: int, result: ScrubResult) -> str:
+    """``level=5; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:1`` (entity counts, never values)."""
+    counts = result.counts()
+    listed = ",".join(f"{e}:{n}" for e, n in sorted(counts.items())) or "none"
+    return f"level={level}; findings={listed}"
+
+
+def _has_8bit_headers(data: bytes) -> bool:
+    """Whether the top-level header block carries raw UTF-8 (an RFC 6532 message)."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        end = data.find(b"\n\n")
+    head = data if end < 0 else data[:end]
+    return not head.isascii()
+
+
+# --------------------------------------------------------------------------- units
+class _Unit:
+    """Text units of one place in the message and how to write scrubbed results back."""
+
+    texts: list[str]
+
+    def apply(self, results: Sequence[ScrubResult]) -> None:
+        raise NotImplementedError
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut into pieces of about CHUNK_CHARS, at line ends where there are any."""
+    if len(text) <= CHUNK_CHARS:
+        return [text]
+    out: list[str] = []
+    pos = 0
+    while len(text) - pos > CHUNK_CHARS:
+        cut = text.rfind("\n", pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
+        if cut < 0:
+            cut = text.rfind(" ", pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
+        end = cut + 1 if cut >= 0 else pos + CHUNK_CHARS
+        out.append(text[pos:end])
+        pos = end
+    out.append(text[pos:])
+    return out
+
+
+def _joined(results: Sequence[ScrubResult], chunks: Sequence[str]) -> tuple[str, list[Finding]]:
+    """The scrubbed text of a chunked unit and its masked findings in whole-text offsets."""
+    shifted: list[Finding] = []
+    offset = 0
+    for chunk, r in zip(chunks, results, strict=True):
+        shifted.extend(
+            Finding(f.start + offset, f.end + offset, f.entity, f.score, f.detector) for f in r.findings
+        )
+        offset += len(chunk)
+    return "".join(r.text for r in results), shifted
+
+
+class _HeaderUnit(_Unit):
+    def __init__(self, msg: Message, name: str, values: list[str]) -> None:
+        self.msg = msg
+        self.name = name
+        self.texts = values
+
+    def apply(self, results: Sequence[ScrubResult]) -> None:
+        new = [r.text for r in results]
+        if new == self.texts:
+            return
+        if len(new) == 1:
+            self.msg.replace_header(self.name, new[0])
+            return
+        del self.msg[self.name]
+        for value in new:
+            self.msg[self.name] = value
+
+
+@dataclass
+class _Decoded:
+    text: str
+    charset: str
+    cte: str
+
+
+class _TextUnit(_Unit):
+    def __init__(self, part: Message, decoded: _Decoded) -> None:
+        self.part = part
+        self.decoded = decoded
+        self.texts = _chunks(decoded.text)
+
+    def apply(self, results: Sequence[ScrubResult]) -> None:
+        text, _ = _joined(results, self.texts)
+        if text != self.decoded.text:
+            _set_text(self.part, text, self.decoded)
+
+
+class _HtmlUnit(_Unit):
+    def __init__(self, part: Message, decoded: _Decoded, scrubber: Scrubber) -> None:
+        self.part = part
+        self.decoded = decoded
+        self.policy = scrubber.policy
+        self.doc = htmltext.parse(decoded.text)
+        self.body = _chunks(self.doc.text)
+        self.texts = [*self.body, *(link.value for link in self.doc.links)]
+
+    def apply(self, results: Sequence[ScrubResult]) -> None:
+        body = results[: len(self.body)]
+        links = results[len(self.body) :]
+        _, findings = _joined(body, self.body)
+        if not findings and all(r.text == link.value for r, link in zip(links, self.doc.links, strict=True)):
+            return
+        edits = [
+            htmltext.Edit(
+                f.start,
+                f.end,
+                replacement(
+                    self.doc.text[f.start : f.end],
+                    f.entity,
+                    self.policy.operator(f.entity),
+                    self.policy.hmac_key,
+                ),
+            )
+            for f in findings
+        ]
+        source = self.doc.render(edits, [r.text for r in links])
+        if source != self.decoded.text:
+            _set_text(self.part, source, self.decoded)
+
+
+# --------------------------------------------------------------------------- the walk
+class _Walk:
+    def __init__(self, scrubber: Scrubber, options: MimeOptions) -> None:
+        self.scrubber = scrubber
+        self.options = options
+        self.headers = {h.lower() for h in options.headers}
+        self.units: list[_Unit] = []
+        self.parts = 0
+        self.stripped = 0
+
+    def message(self, msg: Message, depth: int) -> None:
+        """A message (the top one or an attached one): its free-text headers, then its body."""
+        names = {k.lower(): k for k in reversed(msg.keys()) if k.lower() in self.headers}
+        for name in names.values():
+            values = [_header_text(v) for v in msg.get_all(name, [])]
+            self.units.append(_HeaderUnit(msg, name, values))
+        self.part(msg, depth)
+
+    def part(self, part: Message, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise FormatError("malformed_mime", f"parts nested deeper than {MAX_DEPTH}")
+        if any(isinstance(d, _STRUCTURE_DEFECTS) for d in part.defects):
+            raise FormatError("malformed_mime", "multipart body without its boundary")
+        maintype = part.get_content_maintype()
+        if part.is_multipart():
+            payload = part.get_payload()
+            assert isinstance(payload, list)
+            for sub in payload:
+                assert isinstance(sub, Message)
+                if maintype == "message":
+                    self.message(sub, depth + 1)
+                else:
+                    self.part(sub, depth + 1)
+            return
+        if maintype == "multipart":
+            raise FormatError("malformed_mime", "multipart part without parts")
+        self.parts += 1
+        filename = (part.get_filename() or "").lower()
+        if maintype in ("text", "message") or filename.endswith(TEXT_SUFFIXES):
+            decoded = _decode(part)
+            if part.get_content_type() == "text/html":
+                self.units.append(_HtmlUnit(part, decoded, self.scrubber))
+            else:
+                self.units.append(_TextUnit(part, decoded))
+            return
+        if self.options.attachments == "reject":
+            raise ScrubError("attachment_refused", part.get_content_type())
+        if self.options.attachments == "strip":
+            _strip(part)
+            self.stripped += 1
+
+
+def _header_text(value: object) -> str:
+    """A header's text with encoded words decoded (raw UTF-8 headers decode as UTF-8)."""
+    return str(value)
+
+
+def _strip(part: Message) -> None:
+    size = len(part.get_payload(decode=True) or b"")
+    note = f"[attachment removed by scrubber: {part.get_content_type()}, {size} bytes]\n"
+    # MIMEPart's set_content: an attached part gets no MIME-Version header of its own.
+    assert isinstance(part, MIMEPart)
+    MIMEPart.set_content(part, note)
+
+
+# --------------------------------------------------------------------------- decode / encode
+def _decode(part: Message) -> _Decoded:
+    cte = str(part.get("content-transfer-encoding", "7bit")).strip().lower() or "7bit"
+    if cte not in _KNOWN_CTE:
+        raise FormatError("bad_transfer_encoding", f"unknown transfer encoding {cte[:40]!r}")
+    before = len(part.defects)
+    raw = part.get_payload(decode=True)
+    if not isinstance(raw, bytes):
+        raw = b""
+    if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects[before:]):
+        raise FormatError("bad_transfer_encoding", "base64 does not decode cleanly")
+    charset = part.get_content_charset()
+    if charset is None:
+        # No charset named: UTF-8 if it is, else one byte per character so every byte survives.
+        try:
+            return _Decoded(raw.decode("utf-8"), "utf-8", cte)
+        except UnicodeDecodeError:
+            return _Decoded(raw.decode("latin-1"), "latin-1", cte)
+    try:
+        text = raw.decode(charset, "surrogateescape")
+    except LookupError:
+        return _Decoded(raw.decode("latin-1"), "latin-1", cte)
+    except UnicodeError as exc:
+        raise FormatError("bad_charset", f"cannot decode as {charset[:40]}") from exc
+    return _Decoded(text, charset, cte)
+
+
+def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
+    """Put ``text`` back into ``part`` in its charset and a transfer encoding that fits."""
+    try:
+        body = text.encode(decoded.charset, "surrogateescape")
+    except (UnicodeError, LookupError):
+        try:
+            body = text.encode("utf-8")
+        except UnicodeError as exc:
+            raise FormatError("bad_charset", "scrubbed text cannot be encoded") from exc
+        part.set_param("charset", "utf-8")
+    cte = decoded.cte
+    if cte in ("7bit", "8bit", "binary"):
+        lines = body.splitlines()
+        too_long = any(len(line) > MAX_LINE for line in lines)
+        if too_long or (cte == "7bit" and any(b > 0x7F for b in body)):
+            cte = "quoted-printable"
+    if cte == "base64":
+        payload = base64.encodebytes(body).decode("ascii")
+    elif cte == "quoted-printable":
+        payload = quopri.encodestring(body.replace(b"\r\n", b"\n")).decode("ascii")
+    else:
+        payload = body.decode("ascii", "surrogateescape")
+    part.set_payload(payload)
+    if cte != decoded.cte:
+        if "content-transfer-encoding" in part:
+            part.replace_header("content-transfer-encoding", cte)
+        else:
+            part["Content-Transfer-Encoding"] = cte
+
+
+def _scrub_units(scrubber: Scrubber, texts: Sequence[str], deadline: float | None) -> list[ScrubResult]:
+    """Scrub ``texts`` in batches, checking the deadline between batches."""
+    results: list[ScrubResult] = []
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= BATCH_CHARS:
+            results.extend(_batch(scrubber, batch, deadline))
+            batch, size = [], 0
+    if batch:
+        results.extend(_batch(scrubber, batch, deadline))
+    return results
+
+
+def _batch(scrubber: Scrubber, texts: list[str], deadline: float | None) -> list[ScrubResult]:
+    if deadline is not None and time.monotonic() > deadline:
+        raise ScrubError("time_budget", "message took longer than its time budget")
+    return scrubber.scrub_many(texts)

@@ -1,0 +1,697 @@
+"""SMTP relay: a before-queue proxy that scrubs every message before the upstream MTA sees it.
+
+::
+
+    client MTA --SMTP--> SmtpRelay (aiosmtpd) --SMTP--> upstream MTA (aiosmtplib)
+                                              `-------> or a mailbox directory (smtp.mailbox_dir)
+
+The client's transaction is mirrored on an upstream one, command by command: MAIL and every RCPT
+are passed on as the client sends them and the upstream's reply is the client's reply, so each
+recipient's result is the upstream's own. At DATA the message is scrubbed in a worker
+(:mod:`scrubber.smtp_pool`, MIME walk in :mod:`scrubber.formats.mime`), the scrubbed message is
+sent upstream, and the client gets the upstream's answer: 250 only once the upstream accepted
+it, 4xx stays 4xx and 5xx stays 5xx. An upstream that cannot be reached or does not answer in
+time gives ``451 4.4.1`` so that the sender keeps the message and retries. The envelope is
+passed on unchanged.
+
+A message that cannot be scrubbed is refused (``554 5.6.0``) or, with
+``on_unscrubbable: quarantine``, kept unchanged in ``quarantine_dir`` (``250``, never
+forwarded). Connections from outside ``allowed_networks`` get ``554 5.7.1``; STARTTLS uses the
+configured certificate; AUTH (PLAIN, LOGIN) is offered only over TLS, against a users file
+(:mod:`scrubber.smtp_auth`). Logs carry session and message ids, outcomes and reasons, never
+addresses or content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import os
+import ssl
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import aiosmtplib
+import structlog
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session, TLSSetupException
+
+from scrubber.config import ConfigError, Settings, SmtpConfig, SmtpUpstream
+from scrubber.engine import ScrubError
+from scrubber.formats import FormatError
+from scrubber.formats.mime import MimeOptions, MimeResult
+from scrubber.mailbox import Mailbox
+from scrubber.observability import (
+    MESSAGE_BYTES,
+    MESSAGES,
+    QUARANTINED,
+    REGEX_TIMEOUTS,
+    SCRUB_SECONDS,
+    SMTP_AUTH_FAILURES,
+    SMTP_REFUSED,
+    SMTP_SESSIONS,
+    SMTP_TLS_FAILURES,
+    UPSTREAM_ERRORS,
+    record_findings,
+)
+from scrubber.smtp_auth import UsersFile, UsersFileError
+from scrubber.smtp_pool import EngineSpec, ScrubPool
+
+log = structlog.get_logger("scrubber.smtp")
+
+TRANSPORT = "smtp"
+ROUTE = "smtp"
+DRAIN_SECONDS = 10.0
+# Lines up to 64 KiB are taken: real mail (HTML from some clients) breaks RFC 5321's 1000.
+LINE_LIMIT = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    code: int
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.code < 300
+
+    def line(self) -> str:
+        """The reply as the client reads it (several lines joined with CRLF if need be)."""
+        lines = [_printable(s) for s in self.text.splitlines()] or [""]
+        head = [f"{self.code}-{s}" for s in lines[:-1]]
+        return "\r\n".join([*head, f"{self.code} {lines[-1]}"])
+
+
+def _printable(s: str) -> str:
+    return "".join(c if c.isprintable() else " " for c in s)
+
+
+UPSTREAM_DOWN = Reply(451, "4.4.1 Upstream not reachable, try again later")
+# Refusals that are the message's own doing but not about scrubbing: never quarantined.
+REFUSED_REASONS = {"attachment_refused": Reply(550, "5.7.1 Message refused: attachment type not allowed")}
+# Reasons that are ours and may pass: the sender should try again.
+TEMPORARY_REASONS = frozenset({"worker_failed"})
+
+
+# --------------------------------------------------------------------------- deliveries
+class Delivery(Protocol):
+    """Where a session's transactions go: an upstream MTA or a mailbox directory."""
+
+    async def mail(self, sender: str, options: list[str]) -> Reply: ...
+
+    async def rcpt(self, recipient: str, options: list[str]) -> Reply: ...
+
+    async def data(self, content: bytes) -> Reply: ...
+
+    async def reset(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class UpstreamDelivery:
+    """One upstream connection per client session, opened at the first MAIL and kept for the next."""
+
+    def __init__(self, cfg: SmtpUpstream, local_hostname: str, password: str | None) -> None:
+        self.cfg = cfg
+        self.local_hostname = local_hostname
+        self.password = password
+        self.client: aiosmtplib.SMTP | None = None
+        self.in_transaction = False
+        self.broken = False
+        self.utf8 = False
+
+    def _new_client(self) -> aiosmtplib.SMTP:
+        c = self.cfg
+        return aiosmtplib.SMTP(
+            hostname=c.host,
+            port=c.port,
+            local_hostname=self.local_hostname,
+            timeout=c.timeout,
+            use_tls=c.tls == "implicit",
+            start_tls=c.tls == "starttls",
+            validate_certs=c.verify,
+            cert_bundle=c.ca_file,
+            username=c.username,
+            password=self.password if c.username else None,
+        )
+
+    async def _connected(self) -> aiosmtplib.SMTP:
+        if self.client is not None and self.client.is_connected:
+            return self.client
+        client = self._new_client()
+        await client.connect()
+        self.client = client
+        return client
+
+    async def mail(self, sender: str, options: list[str]) -> Reply:
+        await self.reset()
+        self.broken = False
+        for attempt in (1, 2):
+            try:
+                client = await self._connected()
+                upstream_options, refusal = _upstream_options(client, options)
+                if refusal is not None:
+                    return refusal
+                self.utf8 = "SMTPUTF8" in upstream_options
+                try:
+                    resp = await client.mail(
+                        sender, options=upstream_options, encoding="utf-8" if self.utf8 else "ascii"
+                    )
+                except UnicodeEncodeError:
+                    return Reply(553, "5.6.7 Address needs SMTPUTF8")
+                self.in_transaction = True
+                return Reply(resp.code, resp.message)
+            except aiosmtplib.SMTPResponseException as exc:
+                if isinstance(exc, aiosmtplib.SMTPConnectResponseError | aiosmtplib.SMTPHeloError):
+                    return self._failed("greeting", exc)
+                return _refusal(exc)
+            except aiosmtplib.SMTPServerDisconnected as exc:
+                # A kept connection the upstream has since closed: try once on a new one.
+                if attempt == 2:
+                    return self._failed("disconnected", exc)
+            except (aiosmtplib.SMTPException, OSError) as exc:
+                return self._failed(_kind(exc), exc)
+        return UPSTREAM_DOWN
+
+    async def rcpt(self, recipient: str, options: list[str]) -> Reply:
+        if self.broken or self.client is None:
+            return UPSTREAM_DOWN
+        try:
+            resp = await self.client.rcpt(
+                recipient, options=options, encoding="utf-8" if self.utf8 else "ascii"
+            )
+        except UnicodeEncodeError:
+            return Reply(553, "5.6.7 Address needs SMTPUTF8")
+        except aiosmtplib.SMTPResponseException as exc:
+            return _refusal(exc)
+        except (aiosmtplib.SMTPException, OSError) as exc:
+            return self._failed(_kind(exc), exc)
+        return Reply(resp.code, resp.message)
+
+    async def data(self, content: bytes) -> Reply:
+        if self.broken or self.client is None:
+            return UPSTREAM_DOWN
+        self.in_transaction = False
+        try:
+            resp = await self.client.data(content)
+        except aiosmtplib.SMTPResponseException as exc:
+            return _refusal(exc)
+        except (aiosmtplib.SMTPException, OSError) as exc:
+            return self._failed(_kind(exc), exc)
+        return Reply(resp.code, resp.message)
+
+    async def reset(self) -> None:
+        if not self.in_transaction or self.client is None:
+            return
+        self.in_transaction = False
+        try:
+            await self.client.rset()
+        except (aiosmtplib.SMTPException, OSError):
+            self.client.close()
+
+    async def close(self) -> None:
+        client, self.client = self.client, None
+        if client is None or not client.is_connected:
+            return
+        try:
+            await client.quit(timeout=5)
+        except (aiosmtplib.SMTPException, OSError):
+            client.close()
+
+    def _failed(self, kind: str, exc: BaseException) -> Reply:
+        UPSTREAM_ERRORS.labels(TRANSPORT, kind).inc()
+        log.warning("smtp.upstream_error", kind=kind, error=type(exc).__name__)
+        self.broken = True
+        self.in_transaction = False
+        if self.client is not None:
+            self.client.close()
+        return UPSTREAM_DOWN
+
+
+# MAIL parameters passed on when the upstream offers the extension they belong to.
+_PASSED_PARAMS = {"SIZE": "size", "BODY": "8bitmime"}
+
+
+def _upstream_options(client: aiosmtplib.SMTP, options: list[str]) -> tuple[list[str], Reply | None]:
+    """The client's MAIL parameters that the upstream understands; SMTPUTF8 it must understand."""
+    out: list[str] = []
+    for opt in options:
+        key = opt.split("=", 1)[0].upper()
+        if key == "SMTPUTF8":
+            if not client.supports_extension("smtputf8"):
+                return [], Reply(550, "5.6.7 Next hop does not support SMTPUTF8")
+            out.append(opt)
+        elif key in _PASSED_PARAMS and client.supports_extension(_PASSED_PARAMS[key]):
+            out.append(opt)
+    return out, None
+
+
+def _refusal(exc: aiosmtplib.SMTPResponseException) -> Reply:
+    """The upstream's own refusal, passed on; a 421 (it is closing) is a plain 4xx for our client."""
+    if exc.code == 421:
+        return Reply(451, "4.4.2 Upstream closed the connection, try again later")
+    return Reply(exc.code, exc.message)
+
+
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, aiosmtplib.SMTPConnectError | ConnectionRefusedError):
+        return "connect"
+    if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
+        return "auth"
+    if isinstance(exc, ssl.SSLError):
+        return "tls"
+    if isinstance(exc, aiosmtplib.SMTPServerDisconnected | ConnectionError):
+        return "disconnected"
+    return "protocol"
+
+
+class MailboxDelivery:
+    """Delivery into a directory: every accepted message becomes one .eml file."""
+
+    def __init__(self, mailbox: Mailbox) -> None:
+        self.mailbox = mailbox
+        self.sender = ""
+        self.recipients: list[str] = []
+
+    async def mail(self, sender: str, options: list[str]) -> Reply:
+        self.sender, self.recipients = sender, []
+        return Reply(250, "2.1.0 OK")
+
+    async def rcpt(self, recipient: str, options: list[str]) -> Reply:
+        self.recipients.append(recipient)
+        return Reply(250, "2.1.5 OK")
+
+    async def data(self, content: bytes) -> Reply:
+        headers = [("Return-Path", f"<{self.sender}>"), ("Envelope-To", ", ".join(self.recipients))]
+        try:
+            await asyncio.to_thread(self.mailbox.deliver, content, headers)
+        except OSError as exc:
+            UPSTREAM_ERRORS.labels(TRANSPORT, "mailbox").inc()
+            log.error("smtp.mailbox_error", error=type(exc).__name__)
+            return Reply(451, "4.3.0 Mailbox not writable, try again later")
+        return Reply(250, "2.0.0 OK: delivered to the mailbox")
+
+    async def reset(self) -> None:
+        self.sender, self.recipients = "", []
+
+    async def close(self) -> None:
+        return None
+
+
+# --------------------------------------------------------------------------- the protocol
+class _Server(SMTP):
+    """aiosmtpd's SMTP with a door (allowed networks, session cap) and per-session relay state."""
+
+    line_length_limit = LINE_LIMIT
+
+    def __init__(self, relay: SmtpRelay, **kwargs: Any) -> None:
+        super().__init__(relay.handler, **kwargs)
+        self.relay = relay
+        self.sid = uuid.uuid4().hex[:12]
+        self.delivery: Delivery = relay.new_delivery()
+        self.count = 0
+        self.refused = False
+        self.open = False
+        self.in_data = False
+        self.data_handled = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self._original_transport is None:  # the TCP connection (not the STARTTLS upgrade)
+            refusal = self.relay.admit(transport.get_extra_info("peername"))
+            if refusal is not None:
+                self.refused = True
+                with contextlib.suppress(OSError, RuntimeError):
+                    assert isinstance(transport, asyncio.WriteTransport)
+                    transport.write(refusal.encode("ascii") + b"\r\n")
+                transport.close()
+                return
+            self.open = True
+            self.relay.session_opened(self)
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self.refused:
+            return
+        if self.open:
+            self.open = False
+            self.relay.session_closed(self)
+        if self.session is not None and self._handler_coroutine is not None:
+            super().connection_lost(error)
+
+    def eof_received(self) -> bool | None:
+        if self.refused:
+            return False
+        return super().eof_received()
+
+    async def smtp_DATA(self, arg: str) -> None:
+        # The data phase has its own, longer timeout (aiosmtpd resets it per command only).
+        self._reset_timeout(self.relay.config.data_timeout)
+        self.in_data = False
+        self.data_handled = False
+        await super().smtp_DATA(arg)
+        if self.in_data and not self.data_handled:
+            # aiosmtpd answered for us (552 too much data, 500 line too long): count it.
+            self.relay.count_refused_data(self)
+        self.in_data = False
+
+    async def push(self, status: Any) -> None:
+        if isinstance(status, str) and status.startswith("354"):
+            self.in_data = True
+        await super().push(status)
+
+
+class _Handler:
+    """aiosmtpd hooks; each returns the status line the client reads."""
+
+    def __init__(self, relay: SmtpRelay) -> None:
+        self.relay = relay
+
+    async def handle_EHLO(
+        self, server: _Server, session: Session, envelope: Envelope, hostname: str, responses: list[str]
+    ) -> list[str]:
+        session.host_name = hostname
+        await server.delivery.reset()
+        if self.relay.users is None:
+            responses = [r for r in responses if not r[4:].upper().startswith("AUTH")]
+        return responses
+
+    async def handle_HELO(self, server: _Server, session: Session, envelope: Envelope, hostname: str) -> str:
+        session.host_name = hostname
+        await server.delivery.reset()
+        return f"250 {server.hostname}"
+
+    async def handle_MAIL(
+        self, server: _Server, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        reply = await server.delivery.mail(address, options)
+        if reply.ok:
+            envelope.mail_from = address
+            envelope.mail_options.extend(options)
+        return reply.line()
+
+    async def handle_RCPT(
+        self, server: _Server, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        if len(envelope.rcpt_tos) >= self.relay.config.max_recipients:
+            SMTP_REFUSED.labels("recipients").inc()
+            log.info("smtp.refused", reason="recipients", session=server.sid)
+            return "452 4.5.3 Too many recipients"
+        reply = await server.delivery.rcpt(address, options)
+        if reply.ok:
+            envelope.rcpt_tos.append(address)
+            envelope.rcpt_options.extend(options)
+        return reply.line()
+
+    async def handle_RSET(self, server: _Server, session: Session, envelope: Envelope) -> str:
+        await server.delivery.reset()
+        return "250 2.0.0 OK"
+
+    async def handle_QUIT(self, server: _Server, session: Session, envelope: Envelope) -> str:
+        await server.delivery.close()
+        return "221 2.0.0 Bye"
+
+    async def handle_DATA(self, server: _Server, session: Session, envelope: Envelope) -> str:
+        server.data_handled = True
+        server.count += 1
+        return await self.relay.relay_message(server, envelope, f"{server.sid}.{server.count}")
+
+    async def handle_exception(self, error: Exception) -> str:
+        if isinstance(error, TLSSetupException):
+            SMTP_TLS_FAILURES.inc()
+            log.info("smtp.tls_failed")
+            return "454 4.7.0 TLS not available"
+        log.error("smtp.session_error", error=type(error).__name__)
+        return "451 4.3.0 Internal error, try again later"
+
+
+# --------------------------------------------------------------------------- the component
+class SmtpRelay:
+    """The SMTP transport (a :class:`~scrubber.service.Component`)."""
+
+    name = "smtp"
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.smtp is None:
+            raise ConfigError("smtp: section missing")
+        cfg: SmtpConfig = settings.smtp
+        self.config = cfg
+        self.level = settings.policy.level if cfg.level is None else cfg.level
+        try:
+            options = MimeOptions(headers=cfg.headers, attachments=cfg.attachments)
+        except ValueError as exc:
+            raise ConfigError(f"smtp.{exc}") from None
+        spec = EngineSpec(
+            policy=settings.policy.policy(self.level),
+            options=options,
+            regex_timeout=settings.limits.regex_timeout_ms / 1000,
+        )
+        budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
+        self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)
+        self.networks = [ipaddress.ip_network(n, strict=False) for n in cfg.allowed_networks]
+        self.handler = _Handler(self)
+        self.users: UsersFile | None = None
+        self.tls: ssl.SSLContext | None = None
+        self.password: str | None = None
+        self.mailbox = Mailbox(cfg.mailbox_dir) if cfg.mailbox_dir else None
+        self.quarantine = Mailbox(cfg.quarantine_dir) if cfg.quarantine_dir else None
+        self.sessions: set[_Server] = set()
+        self._closing: set[asyncio.Task[None]] = set()
+        self.in_flight = 0
+        self.address: tuple[str, int] | None = None
+        self._server: asyncio.Server | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        cfg = self.config
+        self._load_secrets()
+        for box in (self.mailbox, self.quarantine):
+            if box is not None:
+                try:
+                    box.create()
+                except OSError as exc:
+                    raise ConfigError(f"smtp: cannot create {box.path}: {exc.strerror}") from None
+        await self.pool.start()
+        host, _, port = cfg.listen.rpartition(":")
+        loop = asyncio.get_running_loop()
+        try:
+            self._server = await loop.create_server(self._protocol, host=host.strip("[]"), port=int(port))
+        except BaseException:
+            await self.pool.stop()
+            raise
+        sock = self._server.sockets[0].getsockname()
+        self.address = (sock[0], sock[1])
+        log.info(
+            "smtp.listening",
+            listen=f"{sock[0]}:{sock[1]}",
+            upstream="mailbox" if self.mailbox else f"{cfg.upstream.host}:{cfg.upstream.port}",
+            level=self.level,
+            tls=self.tls is not None,
+            auth=self.users is not None,
+            workers=cfg.scrub_processes,
+        )
+
+    def _load_secrets(self) -> None:
+        cfg = self.config
+        if cfg.tls.cert and cfg.tls.key:
+            ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            try:
+                ctx.load_cert_chain(cfg.tls.cert, cfg.tls.key)
+            except (OSError, ssl.SSLError) as exc:
+                raise ConfigError(f"smtp.tls: cannot load the certificate and key: {exc}") from None
+            self.tls = ctx
+        if cfg.auth.users_file:
+            try:
+                self.users = UsersFile.load(cfg.auth.users_file)
+            except UsersFileError as exc:
+                raise ConfigError(f"smtp.auth.users_file: {exc}") from None
+        up = cfg.upstream
+        if up.username and not self.mailbox:
+            value = os.environ.get(up.password_env or "")
+            if not value:
+                raise ConfigError("smtp.upstream.password_env: names no set environment variable")
+            self.password = value
+
+    def _protocol(self) -> _Server:
+        cfg = self.config
+        return _Server(
+            self,
+            hostname=cfg.hostname,
+            data_size_limit=cfg.max_message_bytes,
+            enable_SMTPUTF8=True,
+            tls_context=self.tls,
+            require_starttls=cfg.auth.required,
+            timeout=cfg.command_timeout,
+            auth_required=cfg.auth.required,
+            auth_require_tls=True,
+            authenticator=self._authenticate,
+            loop=asyncio.get_running_loop(),
+        )
+
+    async def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while self.in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        for s in list(self.sessions):
+            if s.transport is not None:
+                s.transport.close()
+        await asyncio.sleep(0)
+        if self._closing:
+            await asyncio.wait(self._closing, timeout=DRAIN_SECONDS)
+        await self.pool.stop()
+        log.info("smtp.stopped")
+
+    def ready(self) -> bool:
+        return self._server is not None and self._server.is_serving() and self.pool.ready()
+
+    # ------------------------------------------------------------------ sessions
+    def admit(self, peer: Any) -> str | None:
+        """None if the peer may talk to us, else the status line it gets before we hang up."""
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None
+        try:
+            ip = ipaddress.ip_address(peer[0])
+        except (TypeError, ValueError, IndexError):
+            ip = None
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if ip is None or not any(ip in net for net in self.networks if net.version == ip.version):
+            log.warning("smtp.refused", reason="network")
+            SMTP_REFUSED.labels("network").inc()
+            return "554 5.7.1 Access denied: client network not allowed"
+        if len(self.sessions) >= self.config.max_sessions:
+            log.warning("smtp.refused", reason="sessions", limit=self.config.max_sessions)
+            SMTP_REFUSED.labels("sessions").inc()
+            return "421 4.3.2 Too many sessions, try again later"
+        return None
+
+    def session_opened(self, server: _Server) -> None:
+        self.sessions.add(server)
+        SMTP_SESSIONS.inc()
+        log.debug("smtp.session_open", session=server.sid)
+
+    def session_closed(self, server: _Server) -> None:
+        if server in self.sessions:
+            self.sessions.discard(server)
+            SMTP_SESSIONS.dec()
+        # The connection is gone: end the upstream session in the background (stop() waits for it).
+        task = asyncio.get_running_loop().create_task(server.delivery.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closed)
+        log.debug("smtp.session_closed", session=server.sid, messages=server.count)
+
+    def _closed(self, task: asyncio.Task[None]) -> None:
+        self._closing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("smtp.upstream_close_failed", error=type(task.exception()).__name__)
+
+    def new_delivery(self) -> Delivery:
+        if self.mailbox is not None:
+            return MailboxDelivery(self.mailbox)
+        return UpstreamDelivery(self.config.upstream, self.config.hostname, self.password)
+
+    def _authenticate(
+        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: Any
+    ) -> AuthResult:
+        ok = (
+            self.users is not None
+            and isinstance(data, LoginPassword)
+            and self.users.check(data.login, data.password)
+        )
+        if not ok:
+            SMTP_AUTH_FAILURES.inc()
+            log.info("smtp.auth_failed", session=getattr(server, "sid", None), mechanism=mechanism)
+            return AuthResult(success=False, handled=False)
+        return AuthResult(success=True)
+
+    # ------------------------------------------------------------------ messages
+    async def relay_message(self, server: _Server, envelope: Envelope, mid: str) -> str:
+        content = envelope.original_content or b""
+        MESSAGE_BYTES.labels(TRANSPORT).observe(len(content))
+        self.in_flight += 1
+        started = time.perf_counter()
+        try:
+            try:
+                result = await self.pool.scrub(content)
+            except (ScrubError, FormatError) as exc:
+                await server.delivery.reset()
+                return await self._unscrubbable(envelope, mid, content, exc.reason)
+            SCRUB_SECONDS.labels(TRANSPORT).observe(time.perf_counter() - started)
+            record_findings(result.as_scrub_result())
+            reply = await server.delivery.data(result.data)
+            self._count(mid, _outcome(reply), reply, result=result, size=len(content))
+            return reply.line()
+        except Exception as exc:  # a bug of ours: the sender keeps the message and retries
+            log.error("smtp.relay_error", mid=mid, error=type(exc).__name__)
+            reply = Reply(451, "4.3.0 Internal error, try again later")
+            self._count(mid, "tempfailed", reply, reason="internal_error", size=len(content))
+            return reply.line()
+        finally:
+            self.in_flight -= 1
+
+    async def _unscrubbable(self, envelope: Envelope, mid: str, content: bytes, reason: str) -> str:
+        if reason == "regex_timeout":
+            REGEX_TIMEOUTS.inc()
+        if reason in REFUSED_REASONS:
+            reply = REFUSED_REASONS[reason]
+            self._count(mid, "rejected", reply, reason=reason, size=len(content))
+            return reply.line()
+        if reason in TEMPORARY_REASONS:
+            reply = Reply(451, f"4.3.0 Message not scrubbed ({reason}), try again later")
+            self._count(mid, "tempfailed", reply, reason=reason, size=len(content))
+            return reply.line()
+        if self.config.on_unscrubbable == "quarantine" and self.quarantine is not None:
+            headers = [
+                ("X-Scrubber-Quarantine", f"reason={reason}; session={mid}"),
+                ("Return-Path", f"<{envelope.mail_from or ''}>"),
+                ("Envelope-To", ", ".join(envelope.rcpt_tos)),
+            ]
+            try:
+                await asyncio.to_thread(self.quarantine.deliver, content, headers)
+            except OSError as exc:
+                log.error("smtp.quarantine_error", mid=mid, error=type(exc).__name__)
+                reply = Reply(451, "4.3.0 Quarantine not writable, try again later")
+                self._count(mid, "tempfailed", reply, reason="quarantine_error", size=len(content))
+                return reply.line()
+            QUARANTINED.labels(TRANSPORT, reason).inc()
+            reply = Reply(250, f"2.6.0 Message held in quarantine ({reason}), not delivered")
+            self._count(mid, "quarantined", reply, reason=reason, size=len(content))
+            return reply.line()
+        reply = Reply(554, f"5.6.0 Message cannot be scrubbed ({reason})")
+        self._count(mid, "rejected", reply, reason=reason, size=len(content))
+        return reply.line()
+
+    def count_refused_data(self, server: _Server) -> None:
+        server.count += 1
+        MESSAGES.labels(TRANSPORT, ROUTE, "rejected").inc()
+        log.info("smtp.message", mid=f"{server.sid}.{server.count}", outcome="rejected", reason="limits")
+
+    def _count(
+        self,
+        mid: str,
+        outcome: str,
+        reply: Reply,
+        *,
+        result: MimeResult | None = None,
+        reason: str | None = None,
+        size: int,
+    ) -> None:
+        MESSAGES.labels(TRANSPORT, ROUTE, outcome).inc()
+        fields: dict[str, Any] = {"mid": mid, "outcome": outcome, "code": reply.code, "bytes": size}
+        if reason is not None:
+            fields["reason"] = reason
+        if result is not None:
+            fields["findings"] = len(result.findings) + len(result.observed)
+            fields["parts"] = result.parts
+        log.info("smtp.message", **fields)
+
+
+def _outcome(reply: Reply) -> str:
+    if reply.ok:
+        return "forwarded"
+    return "tempfailed" if reply.code < 500 else "rejected"

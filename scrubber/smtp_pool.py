@@ -1,0 +1,254 @@
+"""MIME scrubbing off the event loop, each message with a time budget.
+
+``processes >= 1``: that many worker processes (``python -m scrubber.smtp_pool``), each with its
+own engine, one message at a time each. Messages over ``LARGE_MESSAGE_BYTES`` may use all
+workers but one, so a few big messages never hold up the small ones. A worker still busy when a
+message's budget (plus a grace period) is over is killed and replaced, and the message fails
+with ``ScrubError("time_budget")``.
+
+``processes == 0``: one thread in this process (for tests and small set-ups); the budget is then
+checked between batches of text only, never enforced by force.
+
+Parent and worker talk over the worker's stdin/stdout in frames: an 8-byte big-endian length,
+then a pickle. The first frame to the worker is its :class:`EngineSpec`; it answers
+``("ready",)`` once its engine is built, then one reply per message (see :func:`run_job`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import signal
+import struct
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import structlog
+
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber, ScrubError
+from scrubber.formats import FormatError
+from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
+
+LARGE_MESSAGE_BYTES = 512 * 1024
+GRACE_SECONDS = 1.0
+START_TIMEOUT = 120.0
+# A message that waits this long for a free worker gets a temporary failure (the sender retries).
+QUEUE_TIMEOUT = 60.0
+_FRAME = struct.Struct(">Q")
+
+log = structlog.get_logger("scrubber.smtp")
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """Everything a worker needs to build its engine (sent to it once, at start)."""
+
+    policy: Policy
+    options: MimeOptions
+    regex_timeout: float = 0.5
+
+    def build(self) -> Scrubber:
+        return Scrubber(self.policy, regex_timeout=self.regex_timeout)
+
+
+def run_job(scrubber: Scrubber, options: MimeOptions, data: bytes, budget: float) -> tuple[Any, ...]:
+    """One message: ``("ok", MimeResult)`` or ``("error", reason, detail)``; never raises."""
+    try:
+        result = scrub_message(data, scrubber, options, deadline=time.monotonic() + budget)
+    except (ScrubError, FormatError) as exc:
+        return ("error", exc.reason, exc.detail)
+    except Exception as exc:  # a bug or a parser limit (deep nesting): refuse the message, never crash
+        return ("error", "internal_error", type(exc).__name__)
+    return ("ok", result)
+
+
+# --------------------------------------------------------------------------- the worker side
+def _read_frame(stream: BinaryIO) -> Any:
+    head = stream.read(_FRAME.size)
+    if len(head) < _FRAME.size:
+        raise EOFError
+    (size,) = _FRAME.unpack(head)
+    body = stream.read(size)
+    if len(body) < size:
+        raise EOFError
+    return pickle.loads(body)
+
+
+def _write_frame(stream: BinaryIO, obj: Any) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_FRAME.pack(len(body)) + body)
+    stream.flush()
+
+
+def worker_main() -> None:
+    """A worker: frames in on stdin, frames out on stdout (anything else printed goes to stderr)."""
+    # Ctrl-C reaches the whole process group; the parent decides when workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    inp = os.fdopen(os.dup(0), "rb")
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    spec: EngineSpec = _read_frame(inp)
+    scrubber = spec.build()
+    _write_frame(out, ("ready",))
+    while True:
+        try:
+            data, budget = _read_frame(inp)
+        except EOFError:
+            return
+        _write_frame(out, run_job(scrubber, spec.options, data, budget))
+
+
+# --------------------------------------------------------------------------- the parent side
+class _Worker:
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, spec: EngineSpec) -> _Worker:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "scrubber.smtp_pool",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        worker = cls(proc)
+        try:
+            reply = await asyncio.wait_for(worker.call(spec), START_TIMEOUT)
+        except BaseException:
+            worker.kill()
+            raise
+        if reply != ("ready",):
+            worker.kill()
+            raise RuntimeError("scrub worker did not start")
+        return worker
+
+    async def call(self, obj: Any) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        self.proc.stdin.write(_FRAME.pack(len(body)) + body)
+        await self.proc.stdin.drain()
+        (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
+        return pickle.loads(await self.proc.stdout.readexactly(size))
+
+    def alive(self) -> bool:
+        return self.proc.returncode is None
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+
+    async def stop(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(self.proc.wait(), 2)
+        except TimeoutError:
+            self.kill()
+            await self.proc.wait()
+
+
+class ScrubPool:
+    def __init__(self, spec: EngineSpec, processes: int, budget: float) -> None:
+        self.spec = spec
+        self.processes = processes
+        self.budget = budget
+        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._workers: set[_Worker] = set()
+        self._large = asyncio.Semaphore(max(processes - 1, 1))
+        self._scrubber: Scrubber | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._started = False
+
+    async def start(self) -> None:
+        if self.processes == 0:
+            self._scrubber = await asyncio.to_thread(self.spec.build)
+        else:
+            workers = await asyncio.gather(*(_Worker.start(self.spec) for _ in range(self.processes)))
+            for w in workers:
+                self._workers.add(w)
+                self._idle.put_nowait(w)
+        self._started = True
+
+    def ready(self) -> bool:
+        if not self._started:
+            return False
+        return self.processes == 0 or any(w.alive() for w in self._workers)
+
+    async def stop(self) -> None:
+        self._started = False
+        for task in list(self._tasks):
+            task.cancel()
+        workers = list(self._workers)
+        self._workers.clear()
+        await asyncio.gather(*(w.stop() for w in workers), return_exceptions=True)
+
+    async def scrub(self, data: bytes) -> MimeResult:
+        """Scrub one message; raises ScrubError with the reason it cannot be scrubbed."""
+        if self.processes == 0:
+            assert self._scrubber is not None
+            reply = await asyncio.to_thread(run_job, self._scrubber, self.spec.options, data, self.budget)
+        else:
+            lane = self._large if len(data) > LARGE_MESSAGE_BYTES else contextlib.nullcontext()
+            async with lane:
+                reply = await self._in_worker(data)
+        if reply[0] == "ok":
+            result: MimeResult = reply[1]
+            return result
+        raise ScrubError(reply[1], reply[2])
+
+    async def _in_worker(self, data: bytes) -> tuple[Any, ...]:
+        try:
+            worker = await asyncio.wait_for(self._idle.get(), QUEUE_TIMEOUT)
+        except TimeoutError:
+            return ("error", "worker_failed", "no scrub worker free")
+        try:
+            reply: tuple[Any, ...] = await asyncio.wait_for(
+                worker.call((data, self.budget)), self.budget + GRACE_SECONDS
+            )
+        except TimeoutError:
+            self._replace(worker)
+            return ("error", "time_budget", "worker stopped after its time budget")
+        except (EOFError, asyncio.IncompleteReadError, ConnectionError):
+            self._replace(worker)
+            return ("error", "worker_failed", "worker process ended")
+        except BaseException:
+            # Cancelled half-way (the client went away): the worker's pipe is mid-frame.
+            self._replace(worker)
+            raise
+        self._idle.put_nowait(worker)
+        return reply
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.kill()
+        self._workers.discard(worker)
+        task = asyncio.get_running_loop().create_task(self._respawn(worker))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _respawn(self, old: _Worker) -> None:
+        await old.proc.wait()
+        delay = 1.0
+        while self._started:
+            try:
+                worker = await _Worker.start(self.spec)
+            except Exception as exc:
+                log.error("smtp.worker_start_failed", error=type(exc).__name__)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 30.0)
+                continue
+            if not self._started:
+                await worker.stop()
+                return
+            self._workers.add(worker)
+            self._idle.put_nowait(worker)
+            return
+
+
+if __name__ == "__main__":
+    worker_main()
