@@ -100,6 +100,10 @@ class AdminServer:
         handler = self.routes.get((req.method, req.path))
         if handler is not None:
             return await handler(req)
+        if any(path == req.path for _, path in self.routes) or (
+            req.method not in ("GET", "HEAD") and req.path in ("/metrics", "/healthz", "/readyz")
+        ):
+            return _text(405, "method not allowed")
         if req.path == "/metrics":
             encoder, content_type = choose_encoder(req.headers.get("accept", ""))
             return Response(200, encoder(self.registry), content_type)
@@ -109,8 +113,6 @@ class AdminServer:
             checks = dict(self.checks())
             ready = bool(checks) and all(checks.values())
             return _json(200 if ready else 503, {"ready": ready, "checks": checks})
-        if any(path == req.path for _, path in self.routes):
-            return _text(405, "method not allowed")
         return _text(404, "not found")
 
     # ------------------------------------------------------------------ HTTP

@@ -24,7 +24,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -62,7 +62,8 @@ class _Worker:
 
 class Supervisor:
     def __init__(self, settings: Settings, workers: int) -> None:
-        self.settings = settings
+        # Workers see the real count (a transport may share its listening port when it is > 1).
+        self.settings = replace(settings, workers=workers)
         self._ctx = multiprocessing.get_context("spawn")
         self.workers = [_Worker(i, self._ctx.RawValue("b", 0)) for i in range(workers)]
         self.restarts = 0
