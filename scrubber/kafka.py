@@ -311,8 +311,9 @@ class _Session:
         )
         await self.consumer.start()
         self.consumer.subscribe(topics=[r.input for r in cfg.routes], listener=_Listener(self))
-        for r in cfg.routes:
-            self.partitions[r.output] = len(await self.producer.partitions_for(r.output))
+        # Output and quarantine topics must exist before anything is consumed.
+        for topic in {*(r.output for r in cfg.routes), cfg.quarantine_topic}:
+            self.partitions[topic] = len(await self.producer.partitions_for(topic))
         self.healthy = True
         log.info("kafka_session_started", group=cfg.group_id, routes=[r.input for r in cfg.routes])
 

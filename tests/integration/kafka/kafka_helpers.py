@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import signal
+import subprocess
+import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import yaml
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from scrubber import config
 from scrubber.kafka import KafkaProxy
+from tests.conftest import free_port
 
 # Fast group joins on Tansu (see REAL_COMPONENTS.md): a real Kafka needs >= 6000 ms sessions.
 FAST_GROUP = {"session_timeout_ms": 1000, "heartbeat_interval_ms": 200, "commit_interval_ms": 50}
@@ -65,60 +72,83 @@ class Record:
     headers: dict[str, bytes]
 
 
-async def read(bootstrap: str, topic: str, count: int, timeout: float = 20.0) -> list[Record]:
-    """Read from the start of ``topic`` (no group) until ``count`` records arrived; then stop."""
+async def read_until(
+    bootstrap: str, topic: str, done: Callable[[list[Record]], bool], timeout: float = 30.0
+) -> list[Record]:
+    """Read ``topic`` from the start (no group) until ``done(records)`` or the timeout; then a
+    little longer, so that records beyond what was awaited (duplicates, strays) are seen too."""
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
     )
     await consumer.start()
     out: list[Record] = []
+
+    def take(batch: dict[TopicPartition, list[Any]]) -> None:
+        for msgs in batch.values():
+            out.extend(Record(m.partition, m.offset, m.key, m.value, dict(m.headers)) for m in msgs)
+
     try:
         deadline = time.monotonic() + timeout
         parts: set[int] | None = None
-        while parts is None and time.monotonic() < deadline:
+        while not parts and time.monotonic() < deadline:
+            await consumer.topics()  # refresh metadata until the topic exists
             parts = consumer.partitions_for_topic(topic)
             if not parts:
-                parts = None
-                await consumer.topics()  # refresh metadata until the topic exists
                 await asyncio.sleep(0.05)
-        if parts is None:
+        if not parts:
             raise AssertionError(f"topic {topic} never appeared")
         tps = [TopicPartition(topic, p) for p in sorted(parts)]
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
-        while len(out) < count and time.monotonic() < deadline:
-            batch = await consumer.getmany(timeout_ms=200)
-            for msgs in batch.values():
-                out.extend(Record(m.partition, m.offset, m.key, m.value, dict(m.headers)) for m in msgs)
-        # A little longer, so that records beyond the expected count are seen too.
-        for msgs in (await consumer.getmany(timeout_ms=300)).values():
-            out.extend(Record(m.partition, m.offset, m.key, m.value, dict(m.headers)) for m in msgs)
+        while not done(out) and time.monotonic() < deadline:
+            take(await consumer.getmany(timeout_ms=200))
+        take(await consumer.getmany(timeout_ms=300))
     finally:
         await consumer.stop()
+    return out
+
+
+async def read(bootstrap: str, topic: str, count: int, timeout: float = 20.0) -> list[Record]:
+    """At least ``count`` records of ``topic``, read from the start."""
+    out = await read_until(bootstrap, topic, lambda rs: len(rs) >= count, timeout)
     if len(out) < count:
         raise AssertionError(f"{topic}: expected {count} records, got {len(out)}")
     return out
 
 
-def settings(bootstrap: str, routes: list[dict[str, Any]], **kafka: Any) -> config.Settings:
-    """Validated settings through the real config parser, with fast group timing for Tansu."""
+def settings_doc(
+    bootstrap: str,
+    routes: list[dict[str, Any]],
+    *,
+    level: int | None = None,
+    limits: dict[str, Any] | None = None,
+    **kafka: Any,
+) -> dict[str, Any]:
+    """A config document (what the YAML file holds), with fast group timing for Tansu."""
     section: dict[str, Any] = {
         "bootstrap_servers": bootstrap,
         "group_id": unique("grp"),
         "quarantine_topic": unique("quarantine"),
         "routes": routes,
         **FAST_GROUP,
+        **kafka,
     }
-    section.update(kafka)
-    level = kafka.pop("level", None)
-    doc: dict[str, Any] = {"kafka": section}
+    doc: dict[str, Any] = {"kafka": section, "limits": limits or {}}
     if level is not None:
         doc["level"] = level
-    return config.parse(doc)
+    return doc
+
+
+def settings(bootstrap: str, routes: list[dict[str, Any]], **kw: Any) -> config.Settings:
+    """Validated settings through the real config parser."""
+    return config.parse(settings_doc(bootstrap, routes, **kw))
 
 
 @contextlib.asynccontextmanager
 async def running(s: config.Settings, **kwargs: Any) -> AsyncIterator[KafkaProxy]:
+    """A started proxy (its quarantine topic created first, as an operator would)."""
+    assert s.kafka is not None
+    await create_topics(s.kafka.bootstrap_servers, [s.kafka.quarantine_topic])
     proxy = KafkaProxy(s, **kwargs)
     await proxy.start()
     try:
@@ -133,3 +163,43 @@ async def wait_ready(proxy: KafkaProxy, timeout: float = 15.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("proxy never became ready")
         await asyncio.sleep(0.05)
+
+
+@dataclass
+class ScrubberProcess:
+    """A ``scrubber run`` subprocess with its own YAML config, logging to a file."""
+
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def log_events(self, event: str) -> list[dict[str, Any]]:
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            with contextlib.suppress(ValueError):
+                rec = json.loads(line)
+                if isinstance(rec, dict) and rec.get("event") == event:
+                    out.append(rec)
+        return out
+
+    def terminate(self, timeout: float = 60.0) -> int:
+        """SIGTERM, then the exit code (the drain is bounded, so it must come)."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def kill(self) -> None:
+        self.proc.kill()  # SIGKILL: no drain, no commit, no goodbye to the group
+        self.proc.wait()
+
+
+def start_scrubber(directory: Path, name: str, doc: dict[str, Any]) -> ScrubberProcess:
+    doc = {**doc, "admin": {"listen": f"127.0.0.1:{free_port()}"}, "logging": {"format": "json"}}
+    path = directory / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    log = directory / f"{name}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "scrubber", "run", "--config", str(path)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    return ScrubberProcess(proc, log)

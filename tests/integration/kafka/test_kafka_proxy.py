@@ -67,3 +67,118 @@ async def test_commits_offsets_after_the_output_is_written(bootstrap: str) -> No
         assert await probe.committed(TopicPartition(raw, 1)) == 7
     finally:
         await probe.stop()
+
+
+async def test_json_routes_scrub_all_strings_or_only_the_listed_fields(bootstrap: str) -> None:
+    raw_all, clean_all, raw_f, clean_f = (unique(p) for p in ("jall", "jall-c", "jf", "jf-c"))
+    await create_topics(bootstrap, [raw_all, clean_all, raw_f, clean_f])
+    doc = {
+        "ts": 1700000000.25,
+        "message": f"user mail {EMAIL}",
+        "user": {"email": EMAIL, "ssn": SSN, "id": 42},
+        "note": f"ssn {SSN}",
+    }
+    payload = json.dumps(doc).encode()
+    await produce(bootstrap, raw_all, [payload])
+    await produce(bootstrap, raw_f, [payload])
+    s = settings(
+        bootstrap,
+        [
+            {"in": raw_all, "out": clean_all, "format": "json"},
+            {"in": raw_f, "out": clean_f, "format": "json", "fields": ["message", "user.email"]},
+        ],
+        level=7,
+    )
+    async with running(s):
+        (all_strings,) = await read(bootstrap, clean_all, 1)
+        (fields_only,) = await read(bootstrap, clean_f, 1)
+
+    assert all_strings.value is not None and fields_only.value is not None
+    got = json.loads(all_strings.value)
+    assert list(got) == list(doc)  # key order kept
+    assert got["ts"] == 1700000000.25 and got["user"]["id"] == 42  # non-strings untouched
+    assert got == {
+        "ts": 1700000000.25,
+        "message": "user mail [EMAIL_ADDRESS]",
+        "user": {"email": "[EMAIL_ADDRESS]", "ssn": "[US_SSN]", "id": 42},
+        "note": "ssn [US_SSN]",
+    }
+    got = json.loads(fields_only.value)
+    assert got["message"] == "user mail [EMAIL_ADDRESS]"
+    assert got["user"] == {"email": "[EMAIL_ADDRESS]", "ssn": SSN, "id": 42}  # not listed: kept
+    assert got["note"] == f"ssn {SSN}"
+    assert json.loads(fields_only.headers["scrubber-findings"]) == {"EMAIL_ADDRESS": 2}
+
+
+async def test_scrub_keys_masks_the_key_too(bootstrap: str) -> None:
+    raw, clean = unique("keys"), unique("keys-c")
+    await create_topics(bootstrap, [raw, clean])
+    await produce(bootstrap, raw, [b"hello", None], keys=[EMAIL.encode(), b"plain-key"])
+    s = settings(bootstrap, [{"in": raw, "out": clean, "scrub_keys": True}], level=7)
+    async with running(s):
+        out = await read(bootstrap, clean, 2)
+    assert [(r.key, r.value) for r in out] == [(b"[EMAIL_ADDRESS]", b"hello"), (b"plain-key", None)]
+    assert json.loads(out[0].headers["scrubber-findings"]) == {"EMAIL_ADDRESS": 1}
+
+
+async def test_unscrubbable_records_go_to_quarantine_unchanged_with_reasons(bootstrap: str) -> None:
+    text_in, text_out, json_in, json_out = (unique(p) for p in ("qt", "qt-c", "qj", "qj-c"))
+    await create_topics(bootstrap, [text_in, text_out, json_in, json_out])
+    big = b"x" * 3000
+    await produce(
+        bootstrap,
+        text_in,
+        [f"fine {SSN}".encode(), b"bad \xff\xfe bytes", big, b"spoofed"],
+        keys=[b"k0", b"k1", b"k2", b"\xff"],
+        headers=[("trace", b"t1"), ("scrubber-reason", b"spoofed")],
+    )
+    await produce(bootstrap, json_in, [b'{"message": "ok"}', b'{"message": "cut', b"[NaN]"])
+    s = settings(
+        bootstrap,
+        [
+            {"in": text_in, "out": text_out, "scrub_keys": True},
+            {"in": json_in, "out": json_out, "format": "json"},
+        ],
+        max_message_bytes=2048,
+    )
+    assert s.kafka is not None
+    async with running(s):
+        quarantined = await read(bootstrap, s.kafka.quarantine_topic, 5)
+        forwarded_text = await read(bootstrap, text_out, 1)
+        forwarded_json = await read(bootstrap, json_out, 1)
+
+    assert [r.value for r in forwarded_text] == [b"fine [US_SSN]"]
+    assert [r.value for r in forwarded_json] == [b'{"message": "ok"}']
+    by_source = {
+        (r.headers["scrubber-source-topic"].decode(), int(r.headers["scrubber-source-offset"])): r
+        for r in quarantined
+    }
+    expected = {
+        (text_in, 1): ("invalid_utf8", b"bad \xff\xfe bytes", b"k1"),
+        (text_in, 2): ("too_large", big, b"k2"),
+        (text_in, 3): ("invalid_key", b"spoofed", b"\xff"),
+        (json_in, 1): ("invalid_json", b'{"message": "cut', None),
+        (json_in, 2): ("invalid_json", b"[NaN]", None),
+    }
+    assert set(by_source) == set(expected)
+    for (topic, _offset), (reason, value, key) in expected.items():
+        r = by_source[(topic, _offset)]
+        assert (r.headers["scrubber-reason"].decode(), r.value, r.key) == (reason, value, key)
+        assert r.headers["scrubber-route"] == topic.encode()
+        assert r.headers["scrubber-source-partition"] == b"0"
+        assert "scrubber-findings" not in r.headers
+    assert by_source[(text_in, 1)].headers["trace"] == b"t1"  # input headers kept, spoofed one replaced
+
+
+async def test_a_detector_timeout_quarantines_only_that_record(bootstrap: str) -> None:
+    raw, clean = unique("rt"), unique("rt-c")
+    await create_topics(bootstrap, [raw, clean])
+    slow = b"1 " * 450_000  # the pattern engine needs far longer than 50 ms for this one
+    await produce(bootstrap, raw, [f"a {SSN}".encode(), slow, f"b {SSN}".encode()])
+    s = settings(bootstrap, [{"in": raw, "out": clean}], limits={"regex_timeout_ms": 50})
+    assert s.kafka is not None
+    async with running(s):
+        (q,) = await read(bootstrap, s.kafka.quarantine_topic, 1)
+        out = await read(bootstrap, clean, 2)
+    assert q.headers["scrubber-reason"] == b"regex_timeout" and q.value == slow
+    assert [r.value for r in out] == [b"a [US_SSN]", b"b [US_SSN]"]
