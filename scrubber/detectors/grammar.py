@@ -331,16 +331,18 @@ class GrammarDetector:
             if not self._gate(text):
                 continue
             self.stats["gated_messages"] += 1
-            sentences = self._sentences(i, text)
+            asked = self._requests(text)
+            sentences = self._sentences(i, text, asked)
             self.stats["sentences"] += len(sentences)
-            self._carry(text, sentences, out[i])
+            self._carry(text, sentences, asked, out[i])
             for s in sentences:
                 for v in s.values:
                     claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
                     else:
-                        self._emit(text, s, v, claim, 0.0, out[i])
+                        self._emit(text, s.qualified, v, claim, 0.0, out[i])
+                s.pending = [v for v in s.pending if self._could_fit(v, s.qualified)]
                 if s.pending and any(c.lists & self.grammar.entity_lists for c in s.cues):
                     to_parse.append(s)
                 else:
@@ -362,15 +364,18 @@ class GrammarDetector:
             bool(self._masked_rules) and MASK_HINT.search(text) is not None
         )
 
-    def _sentences(self, index: int, text: str) -> list[_Sentence]:
+    def _sentences(self, index: int, text: str, asked: Mapping[int, _Cue]) -> list[_Sentence]:
         g = self.grammar
         out: list[_Sentence] = []
         pos = 0
         for line_no, line in enumerate(text.split("\n")):
+            replies = any(n in asked for n in range(line_no - g.carry_lines, line_no))
             for start, end in _split(line):
                 s, e = pos + start, pos + end
-                chunk = text[s:e]
-                if NUMBER_LIKE.search(chunk) is None:
+                if NUMBER_LIKE.search(text, s, e) is None:
+                    continue
+                masked = bool(self._masked_rules) and MASK_HINT.search(text, s, e) is not None
+                if not replies and not masked and g.gate_pattern.search(text, s, e) is None:
                     continue
                 tokens = tokenize(text, s, e)
                 cues = self._cues(text, s, e, tokens)
@@ -379,8 +384,6 @@ class GrammarDetector:
                 if not vals:
                     continue
                 qualified = any(c.qualifier for c in cues)
-                if not any(c.lists & (g.entity_lists | g.qualifiers) for c in cues) and not g.carry_lines:
-                    continue
                 out.append(_Sentence(index, line_no, tokens, cues, vals, qualified))
             pos += len(line) + 1
         return out
@@ -429,19 +432,31 @@ class GrammarDetector:
             i -= 1
         return None
 
-    def _emit(self, text: str, s: _Sentence, v: Value, cue: _Cue, penalty: float, out: list[Finding]) -> bool:
+    def _emit(
+        self, text: str, qualified: bool, v: Value, cue: _Cue, penalty: float, out: list[Finding]
+    ) -> bool:
         if cue.lists & self.grammar.blockers and not cue.lists & self.grammar.entity_lists:
             return False
         for rule in self.grammar.rules:
             if not rule.cues & cue.lists:
                 continue
             for shape in rule.shapes:
-                if shape.accepts(v, text, s.qualified):
+                if shape.accepts(v, text, qualified):
                     out.append(
                         Finding(v.start, v.end, rule.entity, rule.score - penalty, f"grammar:{rule.name}")
                     )
                     return True
         return False
+
+    def _could_fit(self, v: Value, qualified: bool) -> bool:
+        """Whether some rule could take ``v`` at all: if none can, the parser is not asked."""
+        return any(
+            len(v.digits) in shape.digits
+            and (not v.spelled or shape.spelled)
+            and (not shape.fragment or qualified or v.masked)
+            for rule in self.grammar.rules
+            for shape in rule.shapes
+        )
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
@@ -450,27 +465,36 @@ class GrammarDetector:
                     out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
                     return
 
-    def _carry(self, text: str, sentences: list[_Sentence], out: list[Finding]) -> None:
-        """A fragment on a short line right after a request for it ("last four of your SSN?")."""
+    def _requests(self, text: str) -> dict[int, _Cue]:
+        """Lines that ask for a fragment ("the last four of your SSN?") and give no value."""
         g = self.grammar
-        if not g.carry_lines:
-            return
         asked: dict[int, _Cue] = {}
+        if not g.carry_lines or "\n" not in text:
+            return asked
         for line_no, line in enumerate(text.split("\n")):
-            if g.cue_pattern.search(line) is None:
+            if g.gate_pattern.search(line) is None:
                 continue
             toks = tokenize(line)
             cues = self._cues(line, 0, len(line), toks)
-            if any(c.qualifier for c in cues) and not values(
-                toks, frozenset(t for c in cues for t in range(c.first, c.last + 1))
-            ):
-                for c in cues:
-                    if c.lists & g.entity_lists:
-                        asked[line_no] = c
+            if not any(c.qualifier for c in cues):
+                continue
+            if values(toks, frozenset(t for c in cues for t in range(c.first, c.last + 1))):
+                continue
+            for c in cues:
+                if c.lists & g.entity_lists:
+                    asked[line_no] = c
+        return asked
+
+    def _carry(
+        self, text: str, sentences: list[_Sentence], asked: Mapping[int, _Cue], out: list[Finding]
+    ) -> None:
+        """A fragment on a short line right after a request for it: "Is 0297 enough?"."""
+        g = self.grammar
         if not asked:
             return
         for s in sentences:
-            if s.cues or len(s.tokens) > g.carry_max_tokens:
+            # A reply: short, with one number in it and no cue of its own.
+            if s.cues or len(s.tokens) > g.carry_max_tokens or len(s.values) != 1:
                 continue
             cue = next(
                 (asked[n] for n in range(s.line - 1, s.line - 1 - g.carry_lines, -1) if n in asked),
@@ -479,7 +503,7 @@ class GrammarDetector:
             if cue is None:
                 continue
             for v in s.values:
-                self._emit(text, s, v, cue, 0.1, out)
+                self._emit(text, True, v, cue, 0.1, out)
             s.values = []
 
     def _parse(self, texts: Sequence[str], sentences: list[_Sentence], out: list[list[Finding]]) -> None:
@@ -497,18 +521,22 @@ class GrammarDetector:
         for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
             text = texts[s.text_index]
             heads = [t.head.i for t in doc]
+            quals = [index[t] for c in s.cues if c.qualifier for t in range(c.first, c.last + 1)]
             for v in s.pending:
                 best: tuple[int, int] | None = None
                 claim: _Cue | None = None
                 for c in s.cues:
                     if not c.lists & claimers:
                         continue
-                    d = min(_distance(heads, index[t], index[v.first]) for t in range(c.first, c.last + 1))
+                    nodes = [index[t] for t in range(c.first, c.last + 1)]
+                    # "the last four of my SSN is 1234": the qualifier stands in for its cue.
+                    nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
+                    d = min(_distance(heads, n, index[v.first]) for n in nodes)
                     key = (d, abs(c.first - v.first))
                     if best is None or key < best:
                         best, claim = key, c
                 if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                    self._emit(text, s, v, claim, 0.05, out[s.text_index])
+                    self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index])
                 else:
                     s.unclaimed.append(v)
 

@@ -38,6 +38,9 @@ SCORE = 0.85
 _CASED = r"(?:\p{Lu}['’])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
 # The same on a line typed without capitals.
 _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
+# Contexts after which the name may end anywhere ("this is Tabitha from ...").
+_OPEN_ENDED = frozenset({"intro", "relation", "title"})
+_NAME_WORD = regex.compile(r"[^\s]+")
 _SQL = regex.compile(
     r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
 )
@@ -82,10 +85,11 @@ def load_names(path: Path) -> NameLexicon:
             raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
         w[key] = [x.strip().lower() for x in words]
     alt = {k: _alternation(v) for k, v in w.items()}
-    stop = rf"(?!(?i:{alt['not_names']})(?![\p{{L}}'’-]))"
 
+    # Words that are never names are dropped after matching (NameDetector._trim): a look-ahead
+    # for each of them at every name word would cost more than all the rest.
     def name(word: str, most: int = 4, least: int = 1) -> str:
-        one = f"{stop}{word}"
+        one = word
         return rf"(?P<n>{one}(?:[ \t]+(?:{alt['particles']}[ \t]+)?{one}){{{least - 1},{most - 1}}})"
 
     def build(word: str, lower_line: bool) -> tuple[tuple[str, regex.Pattern[str]], ...]:
@@ -95,7 +99,9 @@ def load_names(path: Path) -> NameLexicon:
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{name(word)}{end}",
             "relation": rf"(?i:\b(?:my|our|his|her|their)\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
-            "record": rf"(?m:^)[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},|{name(word, 4, 2)})[ \t]+"
+            "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
+            + ("" if lower_line else rf"|{name(word, 4, 2)}")
+            + r")[ \t]+"
             rf"(?i:{alt['record_cues']})\b",
         }
         if not lower_line:
@@ -107,7 +113,7 @@ def load_names(path: Path) -> NameLexicon:
                 "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{name(word, 3)}"
                 rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
                 "display": rf"(?:^|(?<=[\s:,\"']))\"?{name(word)}\"?[ \t]*<[^<>\s@]+@",
-                "sign_same_line": rf"(?m:^)[>\s]*(?i:{alt['closings']})[ \t]*,[ \t]+{name(word, 3)}[ \t]*$",
+                "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*,[ \t]+{name(word, 3)}[ \t]*$",
             }
         return tuple((k, regex.compile(v, regex.MULTILINE)) for k, v in contexts.items())
 
@@ -155,11 +161,26 @@ class NameDetector:
         return out
 
     def _spans(self, text: str) -> Iterator[tuple[int, int, str]]:
+        for start, end, how in self._candidates(text):
+            cut = self._trim(text, start, end)
+            # Only where nothing has to follow the name may it be cut short.
+            if cut == end or (how in _OPEN_ENDED and cut > start):
+                yield start, cut, how
+
+    def _trim(self, text: str, start: int, end: int) -> int:
+        """End of the name once a word that is never a name cuts it short (start: no name)."""
+        for m in _NAME_WORD.finditer(text, start, end):
+            if m.group().lower().rstrip(".") in self.lex.not_names:
+                return max(start, len(text[: m.start()].rstrip(" \t")))
+        return end
+
+    def _candidates(self, text: str) -> Iterator[tuple[int, int, str]]:
         t = self.timeout
         for how, pattern in self.lex.cased:
             for m in pattern.finditer(text, timeout=t):
                 yield m.start("n"), m.end("n"), how
-        for how, pattern in self.lex.lower:
+        lower_lines = any(line.islower() for line in text.split("\n"))
+        for how, pattern in self.lex.lower if lower_lines else ():
             for m in pattern.finditer(text, timeout=t):
                 if _line(text, m.start("n")).islower():
                     yield m.start("n"), m.end("n"), how

@@ -21,6 +21,7 @@ _TAIL = frozenset(".,;:!?)]}\"'>»”’…")
 _CUT = regex.compile(
     r"""(?<=(?:^|[\s"'{,(\[])[A-Za-z_][\w.\-]*["']?)[=:](?!//)|(?<=[A-Za-z])#(?=\d)|(?<=["'\]}]),(?=["'\[{])"""
 )
+_WORD = regex.compile(r"\S+")
 _NUMBER = regex.compile(r"\+?\(?\d[\d().\-/]*")
 _MASKED = regex.compile(r"[•*xX#…·\-]*[•*xX#…·][\-\s]?(?P<d>\d{2,})")
 _MASK = regex.compile(r"[•*xX#…·\-]{3,}|…")
@@ -57,8 +58,8 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of ``text[start:end]``, offsets into ``text``."""
     stop = len(text) if end is None else end
     out: list[Token] = []
-    for m in regex.finditer(r"\S+", text[start:stop]):
-        s, e = m.start() + start, m.end() + start
+    for m in _WORD.finditer(text, start, stop):
+        s, e = m.span()
         pieces: list[tuple[int, int]] = []
         pos = s
         for cut in _CUT.finditer(text, s, e):
@@ -112,7 +113,9 @@ class Value:
 def _number(tok: Token) -> str | None:
     t = tok.text
     if _NUMBER.fullmatch(t) and t[-1] in "0123456789)":
-        return "".join(c for c in t if c.isdigit())
+        digits = "".join(c for c in t if c.isdigit())
+        # "09/27", "3/4/1985": a slash makes a date or a fraction, unless it is a long number.
+        return digits if "/" not in t or len(digits) >= 10 else None
     return None
 
 
