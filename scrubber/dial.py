@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import regex
+
 # The dial: level N masks every entity whose level is <= N; level 0 only observes.
 ENTITY_LEVELS: Mapping[str, int] = MappingProxyType(
     {
@@ -29,6 +31,8 @@ ENTITIES: tuple[str, ...] = tuple(ENTITY_LEVELS)
 MAX_LEVEL = 7
 
 OPERATORS = ("label", "mask", "hash", "remove")
+# An allow-list entry with this prefix is a pattern (``regex`` syntax, whole value, any case).
+ALLOW_PATTERN = "re:"
 
 
 class PolicyError(ValueError):
@@ -56,8 +60,9 @@ class OperatorSpec:
 class Policy:
     """What a route masks and how.
 
-    ``level`` is the dial; ``always``/``never`` override it per entity; ``allow`` lists literal
-    values that are never masked (the company's own support address, say); ``operators`` picks
+    ``level`` is the dial; ``always``/``never`` override it per entity; ``allow`` lists values
+    that are never masked, compared without regard to case (the company's own support address,
+    say), or, prefixed with ``re:``, patterns a whole value must match; ``operators`` picks
     the replacement per entity, ``default_operator`` for the rest. ``hmac_key`` is required by the
     ``hash`` operator and never leaves the process.
     """
@@ -86,6 +91,12 @@ class Policy:
         )
         if uses_hash and not self.hmac_key:
             raise PolicyError("the hash operator needs an HMAC key (hmac_key_env or hmac_key_file)")
+        for entry in self.allow:
+            if entry.startswith(ALLOW_PATTERN):
+                try:
+                    regex.compile(entry[len(ALLOW_PATTERN) :])
+                except regex.error as exc:
+                    raise PolicyError(f"allow: invalid pattern {entry!r}: {exc}") from None
 
     def masks(self, entity: str) -> bool:
         """Whether this policy masks ``entity`` (as opposed to only counting it)."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import regex
 
 from scrubber.detectors import BatchDetector, Detector
 from scrubber.detectors.patterns import RegexTimeout
-from scrubber.dial import ENTITIES, Policy
-from scrubber.findings import Finding, resolve
+from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
+from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import replacement
 
 DEFAULT_MAX_CHARS = 4 * 1024 * 1024
@@ -66,7 +66,13 @@ class Scrubber:
             detectors = build_detectors(wanted, grammar_dir=grammar_dir, regex_timeout=regex_timeout)
         self.detectors: tuple[Detector, ...] = tuple(d for d in detectors if d.entities & wanted)
         self._wanted = wanted
-        self._allow = frozenset(v.casefold() for v in self.policy.allow)
+        self._allow = frozenset(v.casefold() for v in self.policy.allow if not v.startswith(ALLOW_PATTERN))
+        self._allow_timeout = regex_timeout
+        self._allow_patterns = tuple(
+            regex.compile(v[len(ALLOW_PATTERN) :], regex.IGNORECASE)
+            for v in self.policy.allow
+            if v.startswith(ALLOW_PATTERN)
+        )
 
     # ------------------------------------------------------------------ public API
     def scrub(self, text: str) -> ScrubResult:
@@ -120,17 +126,25 @@ class Scrubber:
             if f.entity in self._wanted
             and f.score >= policy.min_score
             and 0 <= f.start < f.end <= len(text)
-            and (not self._allow or text[f.start : f.end].casefold() not in self._allow)
+            and not self._allowed(text[f.start : f.end])
         ]
         if not kept:
             return ScrubResult(text, ())
         resolved = resolve(kept)
-        resolved = resolve([*resolved, *_repeats(text, resolved)])
+        resolved = _consistent(text, resolve([*resolved, *_repeats(text, resolved)]))
         if policy.level == 0:
             return ScrubResult(text, (), tuple(resolved))
         masked = tuple(f for f in resolved if policy.masks(f.entity))
         observed = tuple(f for f in resolved if not policy.masks(f.entity))
         return ScrubResult(_apply(text, masked, policy), masked, observed)
+
+    def _allowed(self, value: str) -> bool:
+        if value.casefold() in self._allow:
+            return True
+        try:
+            return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
+        except TimeoutError as exc:
+            raise ScrubError("regex_timeout", "allow-list pattern") from exc
 
 
 def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
@@ -142,13 +156,31 @@ def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
         if len(value) < MIN_REPEAT_CHARS or value in seen:
             continue
         seen.add(value)
-        if text.count(value) < 2:
-            continue
-        pat = regex.compile(r"(?<![\w])" + regex.escape(value) + r"(?![\w])")
-        for m in pat.finditer(text):
-            if m.start() != f.start:
-                out.append(Finding(m.start(), m.end(), f.entity, f.score, "repeat"))
+        at = text.find(value)
+        while at >= 0:
+            end = at + len(value)
+            # A whole occurrence only: "1234" in "12345" is another number.
+            if at != f.start and not _word_char(text, at - 1) and not _word_char(text, end):
+                out.append(Finding(at, end, f.entity, f.score, "repeat"))
+            at = text.find(value, at + 1)
     return out
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+def _consistent(text: str, findings: list[Finding]) -> list[Finding]:
+    """One entity per value in a message, so that a value always gets the same replacement."""
+    best: dict[str, Finding] = {}
+    for f in findings:
+        value = text[f.start : f.end]
+        held = best.get(value)
+        if held is None or rank(f) < rank(held):
+            best[value] = f
+    return [
+        f if (e := best[text[f.start : f.end]].entity) == f.entity else replace(f, entity=e) for f in findings
+    ]
 
 
 def _apply(text: str, findings: Sequence[Finding], policy: Policy) -> str:

@@ -28,9 +28,12 @@ class Finding:
         }
 
 
-def _rank(f: Finding) -> tuple[float, int, int, int]:
-    # Higher score first, then the wider span, then the more sensitive entity (lower dial level),
-    # then the earlier start, so that the outcome never depends on detector order.
+def rank(f: Finding) -> tuple[float, int, int, int]:
+    """Sort key of the better of two findings: smaller is better.
+
+    Higher score first, then the wider span, then the more sensitive entity (lower dial level),
+    then the earlier start, so that the outcome never depends on detector order.
+    """
     return (-f.score, -(f.end - f.start), ENTITY_LEVELS.get(f.entity, 99), f.start)
 
 
@@ -62,7 +65,7 @@ def resolve(findings: Iterable[Finding]) -> list[Finding]:
 def _merge(cluster: list[Finding], end: int) -> Finding:
     if len(cluster) == 1:
         return cluster[0]
-    best = min(cluster, key=_rank)
+    best = min(cluster, key=rank)
     start = cluster[0].start
     if best.start == start and best.end == end:
         return best

@@ -197,6 +197,10 @@ def ipv4(value: str) -> int:
         return 0
     if not _public_ip(addr) or any(addr in n for n in _DOC_V4) or addr.is_link_local:
         return 0
+    octets = addr.packed
+    # "2.4.1.0" is a version far more often than a host; x.x.x.0 and .255 are rarely a client.
+    if max(octets) < 10 or octets[3] in (0, 255):
+        return 0
     return len(value)
 
 
