@@ -153,10 +153,10 @@ class NameDetector:
 
     def detect(self, text: str) -> list[Finding]:
         try:
-            spans = sorted(set(self._spans(text)))
+            spans = sorted({(s, e): how for s, e, how in self._spans(text)}.items())
         except TimeoutError as exc:
             raise RegexTimeout("person") from exc
-        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for s, e, how in spans]
+        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for (s, e), how in spans]
         out.extend(self._recurring(text, out))
         return out
 
