@@ -47,7 +47,9 @@ def _digits(value: str) -> str:
 
 def luhn_card(value: str) -> int:
     digits = _digits(value)
-    if not 13 <= len(digits) <= 19 or len(set(digits)) < 3:
+    # Test numbers such as 4111 1111 1111 1111 are masked too: they are Luhn-valid card numbers
+    # in a real range, and a scrubber cannot tell them from live ones.
+    if not 13 <= len(digits) <= 19:
         return 0
     for prefixes, width, lengths in _CARD_PREFIXES:
         if int(digits[:width]) in prefixes and len(digits) in lengths:
