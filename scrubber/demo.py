@@ -82,10 +82,11 @@ class Demo:
         producer = AIOKafkaProducer(bootstrap_servers=self.kafka.bootstrap_servers, acks="all")
         await producer.start()
         try:
-            for line in CHAT:
-                await producer.send_and_wait("chat.raw", line.encode())
-            for rec in LOGS:
-                await producer.send_and_wait("logs.raw", json.dumps(rec).encode())
+            # Keys tie each clean record to its raw one: partitions do not keep a global order.
+            for i, line in enumerate(CHAT):
+                await producer.send_and_wait("chat.raw", line.encode(), key=str(i).encode())
+            for i, rec in enumerate(LOGS):
+                await producer.send_and_wait("logs.raw", json.dumps(rec).encode(), key=str(i).encode())
         finally:
             await producer.stop()
         self.step("waiting for the clean topics")
@@ -96,25 +97,27 @@ class Demo:
         self._show("chat.raw -> chat.clean", list(CHAT), chat)
         self._show("logs.raw -> logs.clean", [json.dumps(r) for r in LOGS], logs)
         self._show("SMTP relay -> mailbox", [MAIL_BODY], [clean_mail])
-        self._counters()
+        await asyncio.to_thread(self._counters)
 
     async def _read(self, topic: str, n: int, timeout: float = 30.0) -> list[str]:
         consumer = AIOKafkaConsumer(
             topic, bootstrap_servers=self.kafka.bootstrap_servers, group_id=None, auto_offset_reset="earliest"
         )
         await consumer.start()
-        got: list[str] = []
+        got: dict[int, str] = {}
         deadline = time.monotonic() + timeout
         try:
             while len(got) < n and time.monotonic() < deadline:
                 batch = await consumer.getmany(timeout_ms=500)
                 for records in batch.values():
-                    got.extend(r.value.decode("utf-8", "replace") for r in records if r.value is not None)
+                    for r in records:
+                        if r.key is not None and r.key.isdigit() and r.value is not None:
+                            got[int(r.key)] = r.value.decode("utf-8", "replace")
         finally:
             await consumer.stop()
         if len(got) < n:
             raise RuntimeError(f"only {len(got)} of {n} records arrived on {topic} within {timeout:g}s")
-        return got[-n:]
+        return [got[i] for i in range(n)]
 
     async def _mail(self, timeout: float = 30.0) -> str:
         import aiosmtplib
