@@ -121,6 +121,8 @@ class RouteScrubber:
         return out
 
     def _parse(self, value: bytes | None, key: bytes | None) -> _Parsed | Outcome:
+        if value is None and key is None:
+            return Outcome(reason="null_record")  # nothing to forward: Kafka clients cannot send it
         size = len(value or b"") + len(key or b"")
         if size > self.max_bytes:
             return Outcome(reason="too_large")
@@ -431,50 +433,63 @@ class _Session:
         return fut
 
     async def quarantine(
+        self, route: KafkaRoute, tp: TopicPartition, rec: Any, reason: str, headers: list[tuple[str, bytes]]
+    ) -> asyncio.Future[Any]:
+        """Count, log and send the record unchanged to the quarantine topic."""
+        assert self.producer is not None
+        if reason == "regex_timeout":
+            REGEX_TIMEOUTS.inc()
+        QUARANTINED.labels(TRANSPORT, reason).inc()
+        MESSAGES.labels(TRANSPORT, route.input, "quarantined").inc()
+        log.warning(
+            "kafka_record_quarantined",
+            topic=tp.topic,
+            partition=tp.partition,
+            offset=rec.offset,
+            route=route.input,
+            reason=reason,
+        )
+        if rec.value is None and rec.key is None:
+            return await self.stub(route, tp, rec, reason, headers, "null_record")
+        try:
+            fut: asyncio.Future[Any] = await self.producer.send(
+                self.cfg.quarantine_topic,
+                rec.value,
+                key=rec.key,
+                timestamp_ms=rec.timestamp,
+                headers=[*headers, *self.tags(route, tp, rec, reason)],
+            )
+            return fut
+        except MessageSizeTooLargeError:
+            return await self.stub(route, tp, rec, reason, headers, "too_large")
+
+    async def stub(
         self,
         route: KafkaRoute,
         tp: TopicPartition,
         rec: Any,
         reason: str,
         headers: list[tuple[str, bytes]],
-        omit_value: bool = False,
+        omitted: str,
     ) -> asyncio.Future[Any]:
-        """Send the record unchanged to the quarantine topic (a header-only stub if it is too big)."""
+        """A quarantine record without key or value (too big to send, or there was none)."""
         assert self.producer is not None
-        if reason == "regex_timeout":
-            REGEX_TIMEOUTS.inc()
-        if not omit_value:
-            QUARANTINED.labels(TRANSPORT, reason).inc()
-            MESSAGES.labels(TRANSPORT, route.input, "quarantined").inc()
-            log.warning(
-                "kafka_record_quarantined",
-                topic=tp.topic,
-                partition=tp.partition,
-                offset=rec.offset,
-                route=route.input,
-                reason=reason,
-            )
-        tags = [
+        tags = [*self.tags(route, tp, rec, reason), (H_VALUE_OMITTED, omitted.encode())]
+        # An empty value, because a Kafka record needs a key or a value.
+        fut: asyncio.Future[Any] = await self.producer.send(
+            self.cfg.quarantine_topic, b"", key=None, timestamp_ms=rec.timestamp, headers=[*headers, *tags]
+        )
+        return fut
+
+    @staticmethod
+    def tags(route: KafkaRoute, tp: TopicPartition, rec: Any, reason: str) -> list[tuple[str, bytes]]:
+        return [
             (H_REASON, reason.encode()),
             (H_ROUTE, route.input.encode()),
             (H_SOURCE_TOPIC, tp.topic.encode()),
             (H_SOURCE_PARTITION, str(tp.partition).encode()),
             (H_SOURCE_OFFSET, str(rec.offset).encode()),
         ]
-        topic = self.cfg.quarantine_topic
-        if omit_value:
-            stub = [*headers, *tags, (H_VALUE_OMITTED, b"too_large")]
-            fut: asyncio.Future[Any] = await self.producer.send(
-                topic, None, key=None, timestamp_ms=rec.timestamp, headers=stub
-            )
-            return fut
-        try:
-            fut = await self.producer.send(
-                topic, rec.value, key=rec.key, timestamp_ms=rec.timestamp, headers=[*headers, *tags]
-            )
-            return fut
-        except MessageSizeTooLargeError:
-            return await self.quarantine(route, tp, rec, reason, headers, omit_value=True)
 
     async def settle(self, b: _Batch) -> None:
         """Wait for every ack of ``b``; a record the broker refuses as too large becomes a stub."""
@@ -482,10 +497,18 @@ class _Session:
             try:
                 await fut
             except (MessageSizeTooLargeError, RecordTooLargeError):
+                reason = "broker_refused_size"
+                QUARANTINED.labels(TRANSPORT, reason).inc()
+                log.warning(
+                    "kafka_record_quarantined",
+                    topic=b.tp.topic,
+                    partition=b.tp.partition,
+                    offset=rec.offset,
+                    route=b.route.input,
+                    reason=reason,
+                )
                 headers = [(k, v) for k, v in rec.headers if k not in OWN_HEADERS]
-                QUARANTINED.labels(TRANSPORT, "broker_refused_size").inc()
-                stub = await self.quarantine(b.route, b.tp, rec, "broker_refused_size", headers, True)
-                await stub
+                await (await self.stub(b.route, b.tp, rec, reason, headers, "too_large"))
 
     async def commit(self, wait: bool, only: set[TopicPartition] | None = None) -> None:
         """Commit the acknowledged prefix of each partition (with ``wait``: everything sent)."""
@@ -623,9 +646,9 @@ class KafkaProxy:
             session = _Session(self)
             self._session = session
             clean = False
+            opened = time.monotonic()
             try:
                 await session.open()
-                backoff = FIRST_BACKOFF
                 await session.pump(self._stopping)
                 clean = True
             except Exception as exc:  # any failure: restart from the committed offsets
@@ -640,5 +663,7 @@ class KafkaProxy:
                 break
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), backoff)
-            backoff = min(backoff * 2, self.kafka.retry_backoff_max)
+            # A session that lasted is a recovery, not a crash loop: start the backoff over.
+            lasted = time.monotonic() - opened > self.kafka.retry_backoff_max
+            backoff = FIRST_BACKOFF if lasted else min(backoff * 2, self.kafka.retry_backoff_max)
         self._session = None

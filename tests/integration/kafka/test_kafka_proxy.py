@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from typing import Any
 
+import confluent_kafka
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from kafka_helpers import create_topics, produce, read, running, settings, unique
 
@@ -182,3 +186,74 @@ async def test_a_detector_timeout_quarantines_only_that_record(bootstrap: str) -
         out = await read(bootstrap, clean, 2)
     assert q.headers["scrubber-reason"] == b"regex_timeout" and q.value == slow
     assert [r.value for r in out] == [b"a [US_SSN]", b"b [US_SSN]"]
+
+
+async def test_a_second_client_produces_the_input_and_reads_the_output(bootstrap: str) -> None:
+    """confluent-kafka (librdkafka) on both ends: headers, keys and values interoperate."""
+    raw, clean = unique("ck"), unique("ck-c")
+    await create_topics(bootstrap, [raw, clean])
+    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    for i in range(20):
+        producer.produce(raw, f"#{i} write to {EMAIL}".encode(), key=f"k{i}", headers=[("src", b"rdkafka")])
+    assert producer.flush(10) == 0
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3)
+    consumer = confluent_kafka.Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": unique("reader"), "enable.auto.commit": False}
+    )
+    got: list[Any] = []
+    async with running(s):
+        consumer.assign([confluent_kafka.TopicPartition(clean, 0, confluent_kafka.OFFSET_BEGINNING)])
+        deadline = time.monotonic() + 30
+        while len(got) < 20 and time.monotonic() < deadline:
+            msg = await asyncio.to_thread(consumer.poll, 0.2)
+            if msg is not None and msg.error() is None:
+                got.append(msg)
+    consumer.close()
+    assert [m.key() for m in got] == [f"k{i}".encode() for i in range(20)]
+    assert [m.value() for m in got] == [f"#{i} write to [EMAIL_ADDRESS]".encode() for i in range(20)]
+    for m in got:
+        headers = dict(m.headers())
+        assert headers["src"] == b"rdkafka"
+        assert json.loads(headers["scrubber-findings"]) == {"EMAIL_ADDRESS": 1}
+
+
+async def test_scrubbing_in_a_process_pool_gives_the_same_output(bootstrap: str) -> None:
+    raw, clean = unique("pool"), unique("pool-c")
+    await create_topics(bootstrap, [raw, clean], partitions=2)
+    values = [f"{i}: {LINE}".encode() for i in range(40)]
+    await produce(bootstrap, raw, values[:20], partition=0)
+    await produce(bootstrap, raw, values[20:], partition=1)
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=7, scrub_processes=2)
+    async with running(s):
+        out = await read(bootstrap, clean, 40)
+    engine = Scrubber(Policy(level=7))
+    assert sorted(r.value for r in out if r.value) == sorted(
+        engine.scrub(v.decode()).text.encode() for v in values
+    )
+    assert [r.value for r in out if r.partition == 0] == [
+        engine.scrub(v.decode()).text.encode() for v in values[:20]
+    ]
+
+
+async def test_records_that_cannot_be_sent_as_they_are_leave_a_stub_in_quarantine(bootstrap: str) -> None:
+    raw, clean = unique("big"), unique("big-c")
+    await create_topics(bootstrap, [raw, clean])
+    huge = b"y" * (3 << 20)  # over max_message_bytes and over what the producer will send
+    await produce(bootstrap, raw, [huge], keys=[b"big"], headers=[("trace", b"t")])
+    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap})
+    producer.produce(raw)  # neither key nor value: aiokafka could not send it on
+    producer.produce(raw, b"after")
+    assert producer.flush(10) == 0
+    s = settings(bootstrap, [{"in": raw, "out": clean}], max_message_bytes=1000)
+    assert s.kafka is not None
+    async with running(s):
+        stubs = await read(bootstrap, s.kafka.quarantine_topic, 2)
+        (after,) = await read(bootstrap, clean, 1)
+    assert after.value == b"after"
+    big, null = sorted(stubs, key=lambda r: int(r.headers["scrubber-source-offset"]))
+    assert (big.value, big.key, null.value, null.key) == (b"", None, b"", None)
+    assert big.headers["scrubber-reason"] == b"too_large" and big.headers["trace"] == b"t"
+    assert big.headers["scrubber-value-omitted"] == b"too_large"
+    assert null.headers["scrubber-reason"] == b"null_record"
+    assert null.headers["scrubber-value-omitted"] == b"null_record"
+    assert null.headers["scrubber-source-offset"] == b"1"

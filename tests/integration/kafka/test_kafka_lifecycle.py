@@ -1,0 +1,119 @@
+"""Lifecycle: a broker that is not there yet, one that dies mid-stream, and a draining stop."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from kafka_helpers import create_topics, produce, read, read_until, running, settings, unique, wait_ready
+
+from scrubber.kafka import KafkaProxy
+from tests.conftest import free_port, stop_process, tansu_binary, wait_for_port
+
+
+class Broker:
+    """A Tansu broker of this test's own, on a fixed port, that can be killed and started again."""
+
+    def __init__(self, log: Path) -> None:
+        self.port = free_port()
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        url = f"tcp://127.0.0.1:{self.port}"
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        wait_for_port(self.port, self.proc)
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_process(self.proc)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    b = Broker(tmp_path / "tansu.log")
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "condition not reached"
+        await asyncio.sleep(0.05)
+
+
+async def test_waits_for_a_missing_broker_and_recovers_when_it_dies_mid_stream(broker: Broker) -> None:
+    raw, clean = unique("down"), unique("down-c")
+    s = settings(broker.bootstrap, [{"in": raw, "out": clean}], level=3, retry_backoff_max=0.5)
+    assert s.kafka is not None
+    topics = [raw, clean, s.kafka.quarantine_topic]
+    proxy = KafkaProxy(s)
+    await proxy.start()  # returns although nothing listens yet
+    try:
+        for _ in range(10):
+            assert not proxy.ready()
+            await asyncio.sleep(0.1)
+
+        broker.start()
+        await create_topics(broker.bootstrap, topics)
+        await produce(broker.bootstrap, raw, [f"a{i} x@example.com".encode() for i in range(5)])
+        await wait_ready(proxy, timeout=30)
+        out = await read(broker.bootstrap, clean, 5)
+        assert [r.value for r in out] == [f"a{i} [EMAIL_ADDRESS]".encode() for i in range(5)]
+
+        broker.kill()  # mid-stream: the proxy must notice, say so, and come back
+        await until(lambda: not proxy.ready())
+        broker.start()  # in memory: a fresh broker, so the topics are made again
+        await create_topics(broker.bootstrap, topics)
+        await produce(broker.bootstrap, raw, [f"b{i} y@example.com".encode() for i in range(5)])
+        await wait_ready(proxy, timeout=60)
+        out = await read(broker.bootstrap, clean, 5, timeout=60)
+        assert [r.value for r in out] == [f"b{i} [EMAIL_ADDRESS]".encode() for i in range(5)]
+    finally:
+        await proxy.stop()
+
+
+async def test_stop_drains_and_commits_exactly_what_was_forwarded(bootstrap: str) -> None:
+    raw, clean = unique("drain"), unique("drain-c")
+    await create_topics(bootstrap, [raw, clean])
+    n = 3000
+    await produce(bootstrap, raw, [f"{i} call me at x{i}@example.com".encode() for i in range(n)])
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, batch_size=50)
+    assert s.kafka is not None
+    async with running(s):
+        await read(bootstrap, clean, 100)  # mid-stream
+    forwarded = await read_until(bootstrap, clean, lambda rs: False, timeout=1.0)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=s.kafka.group_id)
+    await consumer.start()
+    try:
+        committed = await consumer.committed(TopicPartition(raw, 0))
+    finally:
+        await consumer.stop()
+    # Everything sent out was committed, and nothing was committed that was not sent out.
+    assert committed == len(forwarded)
+    assert 100 <= len(forwarded) < n
+    assert [r.value for r in forwarded] == [
+        f"{i} call me at [EMAIL_ADDRESS]".encode() for i in range(len(forwarded))
+    ]
