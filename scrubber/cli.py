@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from scrubber.dial import MAX_LEVEL
 from scrubber.engine import Scrubber, ScrubError
@@ -38,6 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     scrub.add_argument("--config")
     scrub.add_argument("--lines", action="store_true", help="treat every line as its own message")
     scrub.add_argument("--explain", action="store_true", help="print findings (never values) to stderr")
+    scrub.add_argument(
+        "--format",
+        choices=("text", "eml"),
+        default="text",
+        help="text (default), or eml: one e-mail message, scrubbed as the SMTP relay would",
+    )
+
+    pw = sub.add_parser("smtp-passwd", help="print a users-file line for SMTP AUTH (password: tty or stdin)")
+    pw.add_argument("name", help="user name")
 
     run = sub.add_parser("run", help="run the configured transports (Kafka, SMTP) and the admin endpoint")
     run.add_argument("--config", help="YAML config file (default: $SCRUBBER_CONFIG)")
@@ -73,8 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "scan":
         return cmd_scan(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "scrub" and args.format == "eml":
+        return cmd_scrub_eml(args, sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
     if args.command == "scrub":
         return cmd_scrub(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "smtp-passwd":
+        return cmd_smtp_passwd(args, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "run":
         return cmd_run(args)
     if args.command == "check-config":
@@ -271,3 +284,43 @@ def cmd_scrub(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -
             for f in res.findings:
                 err.write(f"message {i}: {f.entity} {f.detector} {f.start}-{f.end} score={f.score:.2f}\n")
     return status
+
+
+def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: TextIO) -> int:
+    """One e-mail message, scrubbed as the SMTP relay would (its level, headers, attachments)."""
+    from scrubber import config
+    from scrubber.formats import FormatError
+    from scrubber.formats.mime import MimeOptions, scrub_message
+
+    settings = config.load(_config_path(args.config))
+    smtp = settings.smtp
+    level = args.level
+    if level is None:
+        level = smtp.level if smtp is not None and smtp.level is not None else settings.policy.level
+    options = MimeOptions(smtp.headers, smtp.attachments) if smtp is not None else MimeOptions()
+    try:
+        result = scrub_message(inp.read(), Scrubber(settings.policy.policy(level)), options)
+    except (ScrubError, FormatError) as exc:
+        err.write(f"scrubber scrub: cannot scrub this message ({exc.reason}); nothing written\n")
+        return 1
+    out.write(result.data)
+    if args.explain:
+        for entity, n in sorted(result.counts().items()):
+            err.write(f"{entity}: {n}\n")
+    return 0
+
+
+def cmd_smtp_passwd(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
+    """Print ``NAME:scrypt$...`` for the SMTP users file (see scrubber/smtp_auth.py)."""
+    import getpass
+
+    from scrubber.smtp_auth import entry
+
+    password = getpass.getpass("password: ") if inp.isatty() else inp.readline().rstrip("\r\n")
+    try:
+        line = entry(args.name, password)
+    except ValueError as exc:
+        err.write(f"scrubber smtp-passwd: {exc}\n")
+        return 2
+    out.write(line + "\n")
+    return 0

@@ -8,6 +8,7 @@ part is visited:
 - ``text/html`` parts: only text nodes and ``mailto:``/``tel:`` links (see :mod:`.html`);
 - the free-text headers named in :attr:`MimeOptions.headers` (RFC 2047 encoded words decoded),
   in the message and in attached messages (``message/rfc822``);
+- the preamble and epilogue of every multipart (no reader shows them, but they are sent);
 - every other leaf part is an attachment and is passed, replaced by a note ("strip") or makes
   the message refused ("reject"), as :attr:`MimeOptions.attachments` says.
 
@@ -76,6 +77,9 @@ STRUCTURED_HEADERS = frozenset(
     }
 )
 TRACE_HEADER = "X-Scrubber"
+# message/* types whose payload is a whole message; other message/* (delivery-status,
+# disposition-notification...) hold blocks of report fields, all scrubbed as text.
+ATTACHED_MESSAGES = frozenset({"message/rfc822", "message/global"})
 MAX_DEPTH = 50
 # Text is handed to the engine in chunks of about this many characters (cut at a line end):
 # pattern timeouts are per call, and a budget check can run between batches.
@@ -135,8 +139,9 @@ def scrub_message(
     """Scrub one RFC 5322 message (see the module docstring). ``deadline`` is a ``time.monotonic``
     value; passing it between two batches of text raises ``ScrubError("time_budget")``."""
     options = options or MimeOptions()
-    utf8_headers = _has_8bit_headers(data)
-    policy = email.policy.default.clone(linesep="\r\n", refold_source="none", utf8=utf8_headers)
+    policy = email.policy.default.clone(
+        linesep=_linesep(data), refold_source="none", utf8=_has_8bit_headers(data)
+    )
     msg = BytesParser(policy=policy).parsebytes(data)
     walk = _Walk(scrubber, options)
     walk.message(msg, depth=0)
@@ -152,7 +157,10 @@ def scrub_message(
             found.extend(r.findings)
             observed.extend(r.observed)
     if options.trace:
-        msg[TRACE_HEADER] = trace_value(scrubber.policy.level, ScrubResult("", tuple(found), tuple(observed)))
+        # Raw: the value is ASCII without spaces, which folding would turn into encoded words.
+        msg.set_raw(
+            TRACE_HEADER, trace_value(scrubber.policy.level, ScrubResult("", tuple(found), tuple(observed)))
+        )
     out = io.BytesIO()
     BytesGenerator(out, policy=policy).flatten(msg)
     return MimeResult(out.getvalue(), tuple(found), tuple(observed), walk.parts, walk.stripped)
@@ -163,6 +171,12 @@ def trace_value(level: int, result: ScrubResult) -> str:
     counts = result.counts()
     listed = ",".join(f"{e}:{n}" for e, n in sorted(counts.items())) or "none"
     return f"level={level}; findings={listed}"
+
+
+def _linesep(data: bytes) -> str:
+    """The message's own line ending (CRLF on the wire, often LF in files): output keeps it."""
+    first = data.find(b"\n")
+    return "\r\n" if first > 0 and data[first - 1 : first] == b"\r" else "\n"
 
 
 def _has_8bit_headers(data: bytes) -> bool:
@@ -213,6 +227,19 @@ def _joined(results: Sequence[ScrubResult], chunks: Sequence[str]) -> tuple[str,
     return "".join(r.text for r in results), shifted
 
 
+class _FrameUnit(_Unit):
+    """A multipart's preamble and epilogue: no reader sees them, but they travel with the message."""
+
+    def __init__(self, part: Message) -> None:
+        self.part = part
+        self.names = [n for n in ("preamble", "epilogue") if getattr(part, n)]
+        self.texts = [getattr(part, n) for n in self.names]
+
+    def apply(self, results: Sequence[ScrubResult]) -> None:
+        for name, r in zip(self.names, results, strict=True):
+            setattr(self.part, name, r.text)
+
+
 class _HeaderUnit(_Unit):
     def __init__(self, msg: Message, name: str, values: list[str]) -> None:
         self.msg = msg
@@ -236,6 +263,7 @@ class _Decoded:
     text: str
     charset: str
     cte: str
+    eight_bit: bool  # the part came with 8-bit octets, whatever its transfer encoding says
 
 
 class _TextUnit(_Unit):
@@ -301,6 +329,13 @@ class _Walk:
             self.units.append(_HeaderUnit(msg, name, values))
         self.part(msg, depth)
 
+    def fields(self, block: Message) -> None:
+        """A block of report fields (message/delivery-status and the like): every value is text."""
+        names = {k.lower(): k for k in reversed(block.keys())}
+        for name in names.values():
+            values = [_header_text(v) for v in block.get_all(name, [])]
+            self.units.append(_HeaderUnit(block, name, values))
+
     def part(self, part: Message, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise FormatError("malformed_mime", f"parts nested deeper than {MAX_DEPTH}")
@@ -308,12 +343,16 @@ class _Walk:
             raise FormatError("malformed_mime", "multipart body without its boundary")
         maintype = part.get_content_maintype()
         if part.is_multipart():
+            if part.preamble or part.epilogue:
+                self.units.append(_FrameUnit(part))
             payload = part.get_payload()
             assert isinstance(payload, list)
             for sub in payload:
                 assert isinstance(sub, Message)
-                if maintype == "message":
+                if part.get_content_type() in ATTACHED_MESSAGES:
                     self.message(sub, depth + 1)
+                elif maintype == "message":
+                    self.fields(sub)
                 else:
                     self.part(sub, depth + 1)
             return
@@ -359,20 +398,21 @@ def _decode(part: Message) -> _Decoded:
         raw = b""
     if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects[before:]):
         raise FormatError("bad_transfer_encoding", "base64 does not decode cleanly")
+    eight_bit = not raw.isascii()
     charset = part.get_content_charset()
     if charset is None:
         # No charset named: UTF-8 if it is, else one byte per character so every byte survives.
         try:
-            return _Decoded(raw.decode("utf-8"), "utf-8", cte)
+            return _Decoded(raw.decode("utf-8"), "utf-8", cte, eight_bit)
         except UnicodeDecodeError:
-            return _Decoded(raw.decode("latin-1"), "latin-1", cte)
+            return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
     try:
         text = raw.decode(charset, "surrogateescape")
     except LookupError:
-        return _Decoded(raw.decode("latin-1"), "latin-1", cte)
+        return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
     except UnicodeError as exc:
         raise FormatError("bad_charset", f"cannot decode as {charset[:40]}") from exc
-    return _Decoded(text, charset, cte)
+    return _Decoded(text, charset, cte, eight_bit)
 
 
 def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
@@ -389,7 +429,8 @@ def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
     if cte in ("7bit", "8bit", "binary"):
         lines = body.splitlines()
         too_long = any(len(line) > MAX_LINE for line in lines)
-        if too_long or (cte == "7bit" and any(b > 0x7F for b in body)):
+        # 8-bit octets under "7bit" are kept only if the sender sent them so (the fault is theirs).
+        if too_long or (cte == "7bit" and not decoded.eight_bit and not body.isascii()):
             cte = "quoted-printable"
     if cte == "base64":
         payload = base64.encodebytes(body).decode("ascii")

@@ -1,0 +1,304 @@
+"""MIME scrubbing: structure kept, text found wherever it hides, broken input refused by reason."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import time
+from email.message import Message
+from pathlib import Path
+
+import pytest
+
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber, ScrubError
+from scrubber.formats import FormatError
+from scrubber.formats import html as htmltext
+from scrubber.formats.mime import CHUNK_CHARS, MimeOptions, MimeResult, scrub_message
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "eml"
+GENERATED = sorted((DATA / "generated").glob("*.eml"))
+CPYTHON = sorted((DATA / "cpython").glob("*.eml"))
+# CPython's deliberately broken messages: a multipart whose boundary never appears.
+CPYTHON_REFUSED = {"msg_15", "msg_17", "msg_25", "msg_31", "msg_39", "msg_41", "msg_42"}
+# Values planted in the generated messages; none may survive at level 7.
+PLANTED = ("jane.roe@example.com", "123-45-6789", "415-555-0142", "john.doe@example.com")
+
+
+@pytest.fixture(scope="module")
+def engine() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
+def parse(data: bytes) -> Message:
+    return email.message_from_bytes(data, policy=email.policy.default)
+
+
+def shape(msg: Message) -> list[tuple[str, bool, str | None]]:
+    return [(p.get_content_type(), p.is_multipart(), p.get_filename()) for p in msg.walk()]
+
+
+def visible_text(msg: Message) -> str:
+    """Everything decoded from the message: headers, parts, and of HTML its text and links
+    (comments, scripts and styles are not scrubbed, see test_html_scrubs_text_and_links...)."""
+    out = [str(v) for k, v in msg.items()]
+    for part in msg.walk():
+        if part.is_multipart():
+            out += [part.preamble or "", part.epilogue or ""]
+            continue
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes):
+            text = payload.decode(part.get_content_charset() or "utf-8", "replace")
+            if part.get_content_type() == "text/html":
+                doc = htmltext.parse(text)
+                text = "\n".join([doc.text, *(link.value for link in doc.links)])
+            out.append(text)
+        out += [str(v) for k, v in part.items()]
+    return "\n".join(out)
+
+
+def without_trace(data: bytes) -> bytes:
+    return b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"X-Scrubber:"))
+
+
+def scrub(data: bytes, engine: Scrubber, **options: object) -> MimeResult:
+    return scrub_message(data, engine, MimeOptions(**options))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- corpus round trips
+@pytest.mark.parametrize("path", GENERATED + CPYTHON, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_corpus_round_trip_keeps_part_structure(path: Path, engine: Scrubber) -> None:
+    data = path.read_bytes()
+    if path.stem in CPYTHON_REFUSED:
+        with pytest.raises(FormatError) as exc:
+            scrub(data, engine)
+        assert exc.value.reason == "malformed_mime"
+        return
+    result = scrub(data, engine)
+    before, after = parse(data), parse(result.data)
+    assert shape(after) == shape(before)
+    assert after["Message-ID"] == before["Message-ID"]
+    assert after["X-Scrubber"].startswith("level=7; findings=")
+    assert parse(scrub(result.data, engine).data).get_all("X-Scrubber") is not None
+
+
+@pytest.mark.parametrize("path", GENERATED, ids=lambda p: p.stem)
+def test_generated_messages_keep_no_planted_value(path: Path, engine: Scrubber) -> None:
+    out = visible_text(parse(scrub(path.read_bytes(), engine).data))
+    for value in PLANTED:
+        assert value not in out
+
+
+def test_message_without_findings_is_unchanged_but_for_the_trace(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "16-binary-attachments.eml").read_bytes()
+    out = scrub(data, engine).data
+    assert parse(out)["X-Scrubber"] == "level=7; findings=none"
+    assert without_trace(out) == data
+
+
+def test_trace_header_counts_entities_without_values(engine: Scrubber) -> None:
+    result = scrub((DATA / "generated" / "13-attachment-csv-base64.eml").read_bytes(), engine)
+    trace = parse(result.data)["X-Scrubber"]
+    assert trace == "level=7; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:2"
+    assert result.counts() == {"EMAIL_ADDRESS": 2, "PHONE_NUMBER": 2}
+
+
+# --------------------------------------------------------------------------- encodings
+def part_of(msg: Message, content_type: str) -> Message:
+    return next(p for p in msg.walk() if p.get_content_type() == content_type)
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type", "charset", "cte"),
+    [
+        ("03-latin1-quoted-printable", "text/plain", "iso-8859-1", "quoted-printable"),
+        ("04-cp1252-8bit", "text/plain", "windows-1252", "8bit"),
+        ("05-utf8-base64", "text/plain", "utf-8", "base64"),
+        ("06-shift-jis", "text/plain", "shift_jis", "base64"),
+        ("07-koi8-r", "text/plain", "koi8-r", "quoted-printable"),
+        ("13-attachment-csv-base64", "text/csv", "utf-8", "base64"),
+        ("15-attachment-log-qp", "text/x-log", "utf-8", "quoted-printable"),
+    ],
+)
+def test_scrubbed_part_keeps_charset_and_transfer_encoding(
+    name: str, content_type: str, charset: str, cte: str, engine: Scrubber
+) -> None:
+    data = (DATA / "generated" / f"{name}.eml").read_bytes()
+    before, after = part_of(parse(data), content_type), part_of(parse(scrub(data, engine).data), content_type)
+    assert after.get_content_charset() == charset
+    assert after["Content-Transfer-Encoding"].lower() == cte
+    old, new = before.get_content(), after.get_content()
+    assert new != old
+    # Only the values changed: the words around them are still there, in their own script.
+    assert old.split()[0] == new.split()[0]
+
+
+def test_latin1_text_is_decoded_before_scrubbing(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "03-latin1-quoted-printable.eml").read_bytes()
+    text = part_of(parse(scrub(data, engine).data), "text/plain").get_content()
+    assert text.startswith("Hallo Jörg Müller")
+    assert "joerg.mueller@example.de" not in text
+
+
+def test_line_that_outgrows_998_octets_switches_to_quoted_printable(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "20-long-line-grows.eml").read_bytes()
+    out = scrub(data, engine).data
+    assert max(len(line) for line in out.splitlines()) <= 78
+    part = parse(out)
+    assert part["Content-Transfer-Encoding"] == "quoted-printable"
+    assert part.get_content().split() == ["[EMAIL_ADDRESS]"] * 99
+
+
+def test_encoded_subject_is_decoded_scrubbed_and_encoded_again(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "08-encoded-subject.eml").read_bytes()
+    out = scrub(data, engine).data
+    assert b"=?utf-8?" in out.split(b"\r\n\r\n")[0]
+    assert str(parse(out)["Subject"]) == "Rückruf von [EMAIL_ADDRESS] Tel. [PHONE_NUMBER]"
+
+
+def test_raw_utf8_headers_stay_raw_utf8(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "09-smtputf8-raw-headers.eml").read_bytes()
+    out = scrub(data, engine, headers=("Subject",)).data
+    assert "From: Zoë <zoë@example.com>".encode() in out
+
+
+def test_unlisted_header_is_kept_and_listed_one_scrubbed(engine: Scrubber) -> None:
+    data = b"Subject: call 415-555-0142\r\nX-Note: mail jane.roe@example.com\r\n\r\nhi\r\n"
+    plain = parse(scrub(data, engine).data)
+    assert plain["X-Note"] == "mail jane.roe@example.com"
+    assert plain["Subject"] == "call [PHONE_NUMBER]"
+    both = parse(scrub(data, engine, headers=("Subject", "X-Note")).data)
+    assert both["X-Note"] == "mail [EMAIL_ADDRESS]"
+
+
+@pytest.mark.parametrize("header", ["From", "to", "Message-ID", "Content-Type", "X-Scrubber"])
+def test_structured_headers_cannot_be_listed(header: str) -> None:
+    with pytest.raises(ValueError, match="free text"):
+        MimeOptions(headers=(header,))
+
+
+def test_lf_input_gives_lf_output_and_crlf_gives_crlf(engine: Scrubber) -> None:
+    crlf = (DATA / "generated" / "01-plain-ascii.eml").read_bytes()
+    lf = crlf.replace(b"\r\n", b"\n")
+    assert b"\r" not in scrub(lf, engine).data
+    assert scrub(crlf, engine).data.count(b"\n") == scrub(crlf, engine).data.count(b"\r\n")
+
+
+def test_undeclared_8bit_bytes_survive_byte_for_byte(engine: Scrubber) -> None:
+    body = "Caf\xe9 owner: mail jane.roe@example.com\r\n".encode("latin-1")
+    out = scrub(b"Subject: x\r\n\r\n" + body, engine).data
+    assert out.endswith("Caf\xe9 owner: mail [EMAIL_ADDRESS]\r\n".encode("latin-1"))
+
+
+# --------------------------------------------------------------------------- where text hides
+def test_html_scrubs_text_and_links_but_not_markup(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "11-html-entities-links.eml").read_bytes()
+    html = part_of(parse(scrub(data, engine).data), "text/html").get_content()
+    assert "Mail [EMAIL_ADDRESS] &amp; call" in html
+    assert 'href="tel:[PHONE_NUMBER]"' in html
+    assert 'href="mailto:[EMAIL_ADDRESS]?subject=Hi%20there"' in html
+    # Styles, scripts and comments are not text nodes: byte for byte as they were.
+    assert "<style>p { color: #555; } .x { margin: 415px; }</style>" in html
+    assert "<script>var t = '123-45-6789';</script>" in html
+    assert "<!-- internal note: 123-45-6789 -->" in html
+    assert "&nbsp; bye</p>" in html
+
+
+def test_preamble_and_epilogue_are_scrubbed(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "25-preamble-epilogue.eml").read_bytes()
+    msg = parse(scrub(data, engine).data)
+    assert msg.preamble == "Preamble: if you can read this, mail [EMAIL_ADDRESS]."
+    assert msg.epilogue is not None and "[US_SSN]" in msg.epilogue
+
+
+def test_forwarded_message_headers_and_body_are_scrubbed(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "17-forwarded-rfc822.eml").read_bytes()
+    msg = parse(scrub(data, engine).data)
+    inner = part_of(msg, "message/rfc822").get_payload()[0]
+    assert inner["Subject"] == "Original: call [EMAIL_ADDRESS]"
+    assert "[US_SSN]" in inner.get_content()
+
+
+def test_text_attachment_named_csv_is_scrubbed_whatever_its_type(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "14-attachment-octet-stream-csv.eml").read_bytes()
+    part = part_of(parse(scrub(data, engine).data), "application/octet-stream")
+    assert part.get_payload(decode=True) == b"id;email\n1;[EMAIL_ADDRESS]\n2;[EMAIL_ADDRESS]\n"
+
+
+def test_large_text_part_is_scrubbed_across_chunks(engine: Scrubber) -> None:
+    line = "filler words without anything personal in them at all, just text.\n"
+    lines = [line] * (3 * CHUNK_CHARS // len(line))
+    for i in range(0, len(lines), 97):
+        lines[i] = f"row {i}: write to jane.roe@example.com today\n"
+    body = "".join(lines)
+    out = parse(scrub(b"Subject: big\n\n" + body.encode(), engine).data).get_content()
+    assert "jane.roe@example.com" not in out
+    assert out == body.replace("jane.roe@example.com", "[EMAIL_ADDRESS]")
+
+
+# --------------------------------------------------------------------------- policies
+def test_level_zero_observes_and_changes_nothing(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "01-plain-ascii.eml").read_bytes()
+    result = scrub_message(data, Scrubber(Policy(level=0)))
+    assert result.findings == ()
+    assert without_trace(result.data) == data
+    assert "EMAIL_ADDRESS:1" in parse(result.data)["X-Scrubber"]
+
+
+def test_lower_level_masks_less() -> None:
+    data = (DATA / "generated" / "01-plain-ascii.eml").read_bytes()
+    text = parse(scrub_message(data, Scrubber(Policy(level=2))).data).get_content()
+    assert "[US_SSN]" in text
+    assert "jane.roe@example.com" in text
+
+
+def test_attachments_pass_strip_or_reject(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "16-binary-attachments.eml").read_bytes()
+    passed = parse(scrub(data, engine).data)
+    assert part_of(passed, "application/pdf").get_payload(decode=True) == part_of(
+        parse(data), "application/pdf"
+    ).get_payload(decode=True)
+    stripped = scrub(data, engine, attachments="strip")
+    assert stripped.stripped == 2
+    types = [p.get_content_type() for p in parse(stripped.data).walk()]
+    assert types == ["multipart/mixed", "text/plain", "text/plain", "text/plain"]
+    note = parse(stripped.data).get_payload()[1].get_content()
+    assert note.startswith("[attachment removed by scrubber: application/pdf")
+    with pytest.raises(ScrubError) as exc:
+        scrub(data, engine, attachments="reject")
+    assert exc.value.reason == "attachment_refused"
+
+
+def test_past_deadline_raises_time_budget(engine: Scrubber) -> None:
+    data = (DATA / "generated" / "01-plain-ascii.eml").read_bytes()
+    with pytest.raises(ScrubError) as exc:
+        scrub_message(data, engine, deadline=time.monotonic() - 1)
+    assert exc.value.reason == "time_budget"
+
+
+# --------------------------------------------------------------------------- malformed input
+@pytest.mark.parametrize(
+    ("name", "outcome"),
+    [
+        ("missing-boundary", "malformed_mime"),
+        ("wrong-boundary", "malformed_mime"),
+        ("broken-base64", "bad_transfer_encoding"),
+        ("truncated-base64", "bad_transfer_encoding"),
+        ("unknown-transfer-encoding", "bad_transfer_encoding"),
+        ("deep-nesting", "malformed_mime"),
+        # Truncated after a whole text part: everything that arrived is scrubbed, the close added.
+        ("truncated-multipart", "scrubbed"),
+        # Lines after a non-header line are body text, and scrubbed as such.
+        ("no-header-body-separator", "scrubbed"),
+    ],
+)
+def test_malformed_message_gets_its_defined_outcome(name: str, outcome: str, engine: Scrubber) -> None:
+    data = (DATA / "malformed" / f"{name}.eml").read_bytes()
+    if outcome != "scrubbed":
+        with pytest.raises(FormatError) as exc:
+            scrub(data, engine)
+        assert exc.value.reason == outcome
+        return
+    out = scrub(data, engine).data
+    assert b"123-45-6789" not in out
+    assert b"[US_SSN]" in out
