@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     kc = sub.add_parser("kafka-consume", help="print records of a topic from its beginning")
     kc.add_argument("--bootstrap", default="127.0.0.1:9092")
     kc.add_argument("--count", type=int, default=0, help="stop after this many records (0: until idle)")
-    kc.add_argument("--timeout", type=float, default=5.0, help="stop after this many idle seconds")
+    kc.add_argument("--timeout", type=float, default=20.0, help="stop after this many idle seconds")
     kc.add_argument("topic")
     return p
 
