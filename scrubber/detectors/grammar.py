@@ -317,6 +317,15 @@ class GrammarDetector:
         self.grammar = grammar
         self.entities = grammar.entities
         self._masked_rules = tuple(r for r in grammar.rules if r.masked)
+        # (digit count, spelled, fragment allowed) of every value some shape accepts.
+        self._fits = frozenset(
+            (n, spelled, frag)
+            for rule in grammar.rules
+            for shape in rule.shapes
+            for n in shape.digits
+            for spelled in ((False, True) if shape.spelled else (False,))
+            for frag in ((True,) if shape.fragment else (False, True))
+        )
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
     def detect(self, text: str) -> list[Finding]:
@@ -450,13 +459,7 @@ class GrammarDetector:
 
     def _could_fit(self, v: Value, qualified: bool) -> bool:
         """Whether some rule could take ``v`` at all: if none can, the parser is not asked."""
-        return any(
-            len(v.digits) in shape.digits
-            and (not v.spelled or shape.spelled)
-            and (not shape.fragment or qualified or v.masked)
-            for rule in self.grammar.rules
-            for shape in rule.shapes
-        )
+        return (len(v.digits), v.spelled, qualified or v.masked) in self._fits
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:

@@ -66,6 +66,10 @@ class NameLexicon:
     field_keys: regex.Pattern[str]
     not_names: frozenset[str]
     ambiguous: frozenset[str]
+    # One pass over the lower-cased message finds the words that can start a context; only
+    # the contexts whose words are there run (most messages have none).
+    trigger: regex.Pattern[str]
+    contexts_of: Mapping[str, frozenset[str]]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -117,6 +121,25 @@ def load_names(path: Path) -> NameLexicon:
             }
         return tuple((k, regex.compile(v, regex.MULTILINE)) for k, v in contexts.items())
 
+    # Which contexts each word can start: the words of every phrase of a context's lists.
+    triggers = {
+        "greeting": ("greetings",),
+        "title": ("titles",),
+        "closing": ("closings",),
+        "sign_same_line": ("closings",),
+        "intro": ("intros",),
+        "loose_intro": ("loose_intros",),
+        "field": ("fields",),
+        "relation": ("relations",),
+        "record": ("record_cues",),
+    }
+    words_of: dict[str, set[str]] = {}
+    for context, keys in triggers.items():
+        for key in keys:
+            for phrase in w[key]:
+                for part in regex.split(r"[\s_-]+", phrase):
+                    if part:
+                        words_of.setdefault(part, set()).add(context)
     try:
         lex = NameLexicon(
             cased=build(_CASED, False),
@@ -126,6 +149,12 @@ def load_names(path: Path) -> NameLexicon:
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
             not_names=frozenset(w["not_names"]),
             ambiguous=frozenset(w["ambiguous"]),
+            trigger=regex.compile(
+                r"(?<![a-z])(?:"
+                + "|".join(regex.escape(x) for x in sorted(words_of, key=len, reverse=True))
+                + r")(?![a-z])"
+            ),
+            contexts_of={k: frozenset(v) for k, v in words_of.items()},
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
@@ -176,14 +205,25 @@ class NameDetector:
 
     def _candidates(self, text: str) -> Iterator[tuple[int, int, str]]:
         t = self.timeout
+        low = text.lower()
+        wanted = {c for word in self.lex.trigger.findall(low) for c in self.lex.contexts_of[word]}
+        if "@" in text and "<" in text:
+            wanted.add("display")
         for how, pattern in self.lex.cased:
+            if how not in wanted:
+                continue
             for m in pattern.finditer(text, timeout=t):
                 yield m.start("n"), m.end("n"), how
         lower_lines = any(line.islower() for line in text.split("\n"))
         for how, pattern in self.lex.lower if lower_lines else ():
+            if how not in wanted:
+                continue
             for m in pattern.finditer(text, timeout=t):
                 if _line(text, m.start("n")).islower():
                     yield m.start("n"), m.end("n"), how
+        if "closing" not in wanted:
+            yield from self._sql(text, low)
+            return
         for m in self.lex.closing.finditer(text, timeout=t):
             nxt = _next_line(text, m.end())
             if nxt is not None:
@@ -191,10 +231,10 @@ class NameDetector:
                 n = self.lex.name_line.fullmatch(text, s, e, timeout=t)
                 if n is not None:
                     yield n.start("n"), n.end("n"), "signature"
-        yield from self._sql(text)
+        yield from self._sql(text, low)
 
-    def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
-        if "insert" not in text.lower():
+    def _sql(self, text: str, low: str) -> Iterator[tuple[int, int, str]]:
+        if "insert" not in low:
             return
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]

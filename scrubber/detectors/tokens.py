@@ -22,6 +22,7 @@ _CUT = regex.compile(
     r"""(?<=(?:^|[\s"'{,(\[])[A-Za-z_][\w.\-]*["']?)[=:](?!//)|(?<=[A-Za-z])#(?=\d)|(?<=["'\]}]),(?=["'\[{])"""
 )
 _WORD = regex.compile(r"\S+")
+_IPV4 = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _NUMBER = regex.compile(r"\+?\(?\d[\d().\-/]*")
 _MASKED = regex.compile(r"[•*xX#…·\-]*[•*xX#…·][\-\s]?(?P<d>\d{2,})")
 _MASK = regex.compile(r"[•*xX#…·\-]{3,}|…")
@@ -114,8 +115,11 @@ def _number(tok: Token) -> str | None:
     t = tok.text
     if _NUMBER.fullmatch(t) and t[-1] in "0123456789)":
         digits = "".join(c for c in t if c.isdigit())
-        # "09/27", "3/4/1985": a slash makes a date or a fraction, unless it is a long number.
-        return digits if "/" not in t or len(digits) >= 10 else None
+        # "09/27", "3/4/1985": a slash makes a date or a fraction, unless it is a long number;
+        # four dotted groups make an IP address.
+        if ("/" in t and len(digits) < 10) or _IPV4.fullmatch(t):
+            return None
+        return digits
     return None
 
 
