@@ -55,8 +55,20 @@ class PatternRule:
     context_score: float
     penalty: float
     min_digits: int = 0
+    min_run: int = 0
+    min_count: tuple[tuple[str, int], ...] = ()
     gate: tuple[str, ...] = ()
     anchored: bool = False
+
+    @property
+    def gate_cased(self) -> tuple[str, ...]:
+        """Gate strings with capitals: looked for as written."""
+        return tuple(g for g in self.gate if g != g.lower())
+
+    @property
+    def gate_folded(self) -> tuple[str, ...]:
+        """Gate strings without capitals: looked for in any case."""
+        return tuple(g for g in self.gate if g == g.lower())
 
 
 _KEYS_REQUIRED = {"name", "entity", "regex", "score"}
@@ -71,6 +83,8 @@ _KEYS_OPTIONAL = {
     "context_score",
     "penalty",
     "min_digits",
+    "min_run",
+    "min_count",
     "gate",
     "anchored",
 }
@@ -138,6 +152,13 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
     gate = node.get("gate", [])
     if not isinstance(gate, list) or not all(isinstance(g, str) and g for g in gate):
         raise fail("gate must be a list of strings")
+    min_count = node.get("min_count", {})
+    if not isinstance(min_count, Mapping) or not all(
+        isinstance(k, str) and k and isinstance(v, int) and v > 0
+        for k, v in min_count.items()
+        if k != rulefile.LINE_KEY
+    ):
+        raise fail("min_count must map strings to whole numbers > 0")
     requires = lists("requires")
     anchored = node.get("anchored", False)
     if not isinstance(anchored, bool) or (anchored and not requires):
@@ -159,28 +180,70 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
         context_score=float(node.get("context_score", DEFAULT_CONTEXT_SCORE)),
         penalty=float(node.get("penalty", DEFAULT_PENALTY)),
         min_digits=number("min_digits", 0),
-        gate=tuple(g.lower() for g in gate),
+        min_run=number("min_run", 0),
+        min_count=tuple((k, v) for k, v in min_count.items() if k != rulefile.LINE_KEY),
+        gate=tuple(gate),
         anchored=anchored,
     )
+
+
+# A rule's pre-checks: min_digits, min_run, min_count, gate (any case), gate (as written).
+_Check = tuple[int, int, tuple[tuple[str, int], ...], tuple[str, ...], tuple[str, ...]]
+
+# Digits stay, spaces and dashes between digits vanish, anything else ends a run.
+_RUNS = {i: (chr(i) if chr(i).isdigit() else None if chr(i) in " \t-" else " ") for i in range(128)}
 
 
 class _Text:
     """One message and what rules ask of it, each worked out at most once."""
 
-    __slots__ = ("_cues", "_digits", "_index", "_lower", "text")
+    __slots__ = ("_cues", "_digits", "_index", "_lower", "_run", "text")
 
     def __init__(self, text: str, index: CueIndex) -> None:
         self.text = text
         self._index = index
         self._digits = -1
+        self._run = -1
         self._lower: str | None = None
         self._cues: CueHits | None = None
 
     @property
     def digits(self) -> int:
         if self._digits < 0:
-            self._digits = sum(map(self.text.count, _DIGITS))
+            # Patterns' \d also matches digits of other scripts; outside ASCII, assume the most.
+            text = self.text
+            self._digits = sum(map(text.count, _DIGITS)) if text.isascii() else len(text)
         return self._digits
+
+    @property
+    def run(self) -> int:
+        """The longest run of digits, spaces and dashes between them not counted.
+
+        An upper bound: characters outside ASCII are kept and may lengthen a run, never shorten it.
+        """
+        if self._run < 0:
+            self._run = max(map(len, self.text.translate(_RUNS).split()), default=0)
+        return self._run
+
+    def admits(self, check: _Check) -> bool:
+        """Whether a rule can match here at all, by cheap counts (no pattern is run)."""
+        min_digits, min_run, min_count, folded, cased = check
+        if min_digits and self.digits < min_digits:
+            return False
+        if min_run and self.run < min_run:
+            return False
+        for s, n in min_count:
+            if self.text.count(s) < n:
+                return False
+        if not (folded or cased):
+            return True
+        if folded:
+            lower = self.lower
+            for g in folded:
+                if g in lower:
+                    return True
+        text = self.text
+        return any(g in text for g in cased)
 
     @property
     def lower(self) -> str:
@@ -202,6 +265,9 @@ class PatternDetector:
 
     def __init__(self, rules: Iterable[PatternRule], *, timeout: float = 0.5) -> None:
         self.rules = tuple(rules)
+        self._checks = tuple(
+            (r.min_digits, r.min_run, r.min_count, r.gate_folded, r.gate_cased) for r in self.rules
+        )
         self.entities = frozenset(r.entity for r in self.rules)
         self.timeout = timeout
         words: dict[str, tuple[str, ...]] = {}
@@ -212,10 +278,8 @@ class PatternDetector:
     def detect(self, text: str) -> list[Finding]:
         doc = _Text(text, self.cues)
         out: list[Finding] = []
-        for rule in self.rules:
-            if rule.min_digits and doc.digits < rule.min_digits:
-                continue
-            if rule.gate and not any(g in doc.lower for g in rule.gate):
+        for rule, check in zip(self.rules, self._checks, strict=True):
+            if not doc.admits(check):
                 continue
             try:
                 for m in self._matches(rule, doc):

@@ -12,15 +12,11 @@ import ipaddress
 from collections.abc import Callable
 
 import phonenumbers
-import regex
 from stdnum import iban as std_iban
 from stdnum import luhn
 from stdnum.us import rtn, ssn
 
 Validator = Callable[[str], int]
-
-# Validators see one short match at a time; this only guards the few patterns they run.
-_TIMEOUT = 0.1
 
 # Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
 _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
@@ -80,41 +76,26 @@ def aba_routing(value: str) -> int:
 
 
 _PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
-_EXT_WORDS = ("ext", "extension", "x")
 
 
 def phone(value: str) -> int:
+    """Any number libphonenumber calls valid in one of the supported regions, however written."""
     digits = _digits(value)
-    if not 7 <= len(digits) <= 20 or len(set(digits)) < 3:
+    if not 7 <= len(digits) <= 20 or len(set(digits)) < 3 or _looks_like_date_or_time(value):
         return 0
-    if _looks_like_date_or_time(value):
-        return 0
-    core = value
-    lowered = value.lower()
-    for word in _EXT_WORDS:
-        idx = lowered.rfind(word)
-        if idx > 0 and lowered[idx + len(word) :].strip(" .:").isdigit():
-            core = value[:idx].rstrip(" ,")
-            break
+    core = _without_extension(value)
     if core.count("(") != core.count(")"):
         return 0
     if core.startswith("00"):
         core = "+" + core[2:].lstrip()
     regions = (None,) if core.startswith("+") else _PHONE_REGIONS
-    for region in regions:
-        try:
-            number = phonenumbers.parse(core, region)
-        except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(number):
-            return len(value)
-    return 0
+    return len(value) if any(_parse(core, r) is not None for r in regions) else 0
 
 
 _NANP_GROUPS = ([3, 3, 4], [1, 3, 3, 4])
 _TRUNK_REGIONS = ("GB", "DE", "FR", "AU", "IN")
-_EXTENSION = regex.compile(r"(?i),?\s*(?:ext\.?|extension|x)\s*\d{1,6}$")
-_GROUP_SPLIT = regex.compile(r"[\s().\-/]+")
+_EXT_WORDS = ("extension", "ext.", "ext", "x")
+_GROUP_SEPARATORS = str.maketrans(dict.fromkeys("().-/\t+,", " "))
 
 
 def phone_formatted(value: str) -> int:
@@ -134,27 +115,40 @@ def phone_national(value: str) -> int:
 
 
 def _phone(value: str, *, grouped: bool) -> int:
-    ext = _EXTENSION.search(value, timeout=_TIMEOUT)
-    core = (value[: ext.start()] if ext else value).strip()
-    digits = _digits(core)
-    if not 7 <= len(digits) <= 15 or len(set(digits)) < 3 or core.count("(") != core.count(")"):
+    core = _without_extension(value)
+    groups = core.translate(_GROUP_SEPARATORS).split()
+    digits = "".join(groups)
+    # Cheap shape checks first: most candidates (counts, versions, IPs) stop here.
+    if not 7 <= len(digits) <= 15 or not digits.isdigit() or len(set(digits)) < 3:
         return 0
-    if _looks_like_date_or_time(core):
+    if core.count("(") != core.count(")") or _looks_like_date_or_time(core):
         return 0
     if core.startswith(("+", "00")):
         number = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
         return len(value) if number is not None else 0
-    groups = [len(g) for g in _GROUP_SPLIT.split(core) if g]
-    if grouped and len(groups) < 2:
+    sizes = [len(g) for g in groups]
+    if grouped and len(sizes) < 2:
         return 0
-    nanp = groups in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
+    nanp = sizes in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
     if nanp and (len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")):
         return len(value) if _parse(core, "US") is not None else 0
-    if digits[0] == "0" and (not grouped or (min(groups) >= 2 and "." not in core)):
+    if digits[0] == "0" and (not grouped or (min(sizes) >= 2 and "." not in core)):
         return len(value) if any(_parse(core, r) is not None for r in _TRUNK_REGIONS) else 0
-    if (groups == [5, 5] or not grouped) and len(digits) == 10 and digits[0] in "6789":
+    if (sizes == [5, 5] or not grouped) and len(digits) == 10 and digits[0] in "6789":
         return len(value) if _parse(core, "IN") is not None else 0
     return 0
+
+
+def _without_extension(value: str) -> str:
+    """``value`` without a trailing extension ("x204", "ext. 12", ", extension 88")."""
+    low = value.lower()
+    if "x" not in low:
+        return value.strip()
+    for word in _EXT_WORDS:
+        at = low.rfind(word)
+        if at > 0 and low[at + len(word) :].strip(" .:").isdigit():
+            return value[:at].rstrip(" ,").strip()
+    return value.strip()
 
 
 def _parse(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
