@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -81,11 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "scan":
-        return cmd_scan(args, sys.stdin, sys.stdout, sys.stderr)
+        return cmd_scan(args, _lenient_stdin(), sys.stdout, sys.stderr)
     if args.command == "scrub" and args.format == "eml":
         return cmd_scrub_eml(args, sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
     if args.command == "scrub":
-        return cmd_scrub(args, sys.stdin, sys.stdout, sys.stderr)
+        return cmd_scrub(args, _lenient_stdin(), sys.stdout, sys.stderr)
     if args.command == "smtp-passwd":
         return cmd_smtp_passwd(args, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "run":
@@ -196,39 +197,83 @@ def _scrubber(args: argparse.Namespace) -> Scrubber:
     return Scrubber(policy)
 
 
-def _records(stream: TextIO, err: TextIO) -> Iterator[tuple[int, Any, str | None, str | None]]:
-    """(line number, id, text, error) for each non-blank input line."""
+def _lenient_stdin() -> TextIO:
+    """Standard input as UTF-8 where bytes that are not UTF-8 become lone surrogates.
+
+    A bad line is then reported as such (``_invalid_unicode``) instead of ending the run.
+    """
+    return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+
+
+def _invalid_unicode(text: str) -> bool:
+    """Whether ``text`` holds lone surrogates: undecodable input bytes or "\\ud800" escapes."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+# A record that cannot be scanned: (line number, id, reason code, message).
+_Bad = tuple[int, Any, str, str]
+
+
+def _records(stream: TextIO) -> Iterator[tuple[int, Any, str] | _Bad]:
+    """(line number, id, text) for each non-blank input line, or what is wrong with it."""
     for n, line in enumerate(stream, start=1):
         if not line.strip():
+            continue
+        if _invalid_unicode(line):
+            yield n, _id_of(line), "invalid_utf8", "line is not valid UTF-8"
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield n, None, None, f"invalid JSON: {exc.msg} at column {exc.colno}"
+            yield n, None, "invalid_json", f"invalid JSON: {exc.msg} at column {exc.colno}"
             continue
         if not isinstance(rec, dict):
-            yield n, None, None, "record is not a JSON object"
+            yield n, None, "not_object", "record is not a JSON object"
             continue
-        text = rec.get("text")
+        rid, text = rec.get("id"), rec.get("text")
         if not isinstance(text, str):
-            yield n, rec.get("id"), None, 'record has no string "text"'
-            continue
-        yield n, rec.get("id"), text, None
+            yield n, rid, "no_text", 'record has no string "text"'
+        elif _invalid_unicode(text):
+            yield n, rid, "invalid_unicode", '"text" holds lone surrogates (not valid Unicode)'
+        else:
+            yield n, rid, text
+
+
+def _id_of(line: str) -> Any:
+    """The id of a record that cannot be used, if it can still be read."""
+    try:
+        rec = json.loads(line.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+    except (json.JSONDecodeError, UnicodeEncodeError):
+        return None
+    return rec.get("id") if isinstance(rec, dict) else None
 
 
 def cmd_scan(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
-    scrubber = _scrubber(args)
+    """JSONL {id, text} in, {id, findings, text} out; a bad record gets an error object, never a stop."""
+    from scrubber.config import ConfigError
+
+    try:
+        scrubber = _scrubber(args)
+    except ConfigError as exc:
+        err.write(f"scrubber scan: invalid configuration: {exc}\n")
+        return 2
     failures = 0
     batch: list[tuple[int, Any, str]] = []
 
     def emit(rec: dict[str, Any]) -> None:
         out.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
-    def fail(n: int, rid: Any, msg: str) -> None:
+    def fail(n: int, rid: Any, reason: str, msg: str) -> None:
         nonlocal failures
         failures += 1
         err.write(f"scrubber scan: line {n}: {msg}\n")
-        emit({"id": rid, "line": n, "error": msg})
+        emit({"id": rid, "line": n, "error": msg, "reason": reason})
 
     def flush() -> None:
         if not batch:
@@ -241,18 +286,17 @@ def cmd_scan(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) ->
             try:
                 res = results[i] if results is not None else scrubber.scrub(text)
             except ScrubError as exc:
-                fail(n, rid, f"cannot scrub: {exc}")
+                fail(n, rid, exc.reason, f"cannot scrub: {exc}")
                 continue
-            emit({"id": rid, "findings": [f.as_dict() for f in res.findings], "text": _safe(res.text)})
+            emit({"id": rid, "findings": [f.as_dict() for f in res.findings], "text": res.text})
         batch.clear()
 
-    for n, rid, text, error in _records(inp, err):
-        if error is not None:
+    for item in _records(inp):
+        if len(item) == 4:
             flush()
-            fail(n, rid, error)
+            fail(*item)
             continue
-        assert text is not None
-        batch.append((n, rid, text))
+        batch.append(item)
         if len(batch) >= BATCH:
             flush()
     flush()
@@ -260,13 +304,15 @@ def cmd_scan(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) ->
     return 1 if failures else 0
 
 
-def _safe(text: str) -> str:
-    # Lone surrogates (from "\ud800" escapes in the input) cannot be written as UTF-8.
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-
-
 def cmd_scrub(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
-    scrubber = _scrubber(args)
+    """Plain text in, scrubbed text out: all of it as one message, or one message per line."""
+    from scrubber.config import ConfigError
+
+    try:
+        scrubber = _scrubber(args)
+    except ConfigError as exc:
+        err.write(f"scrubber scrub: invalid configuration: {exc}\n")
+        return 2
     data = inp.read()
     messages = data.splitlines(keepends=True) if args.lines else [data]
     status = 0
@@ -274,12 +320,14 @@ def cmd_scrub(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -
         body = msg.rstrip("\r\n") if args.lines else msg
         ending = msg[len(body) :]
         try:
+            if _invalid_unicode(body):
+                raise ScrubError("invalid_utf8", "not valid UTF-8")
             res = scrubber.scrub(body)
         except ScrubError as exc:
             err.write(f"scrubber scrub: message {i}: cannot scrub ({exc.reason}); nothing written for it\n")
             status = 1
             continue
-        out.write(_safe(res.text) + ending)
+        out.write(res.text + ending)
         if args.explain:
             for f in res.findings:
                 err.write(f"message {i}: {f.entity} {f.detector} {f.start}-{f.end} score={f.score:.2f}\n")
