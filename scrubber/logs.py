@@ -15,7 +15,7 @@ of intervention are counted in ``scrubber_log_redactions_total{reason}``.
 
 Library records (aiokafka, aiosmtpd, asyncio) keep only their message template unless the logger
 is in :data:`TRUSTED_LOGGERS`: their arguments may hold what a client sent (aiosmtpd logs the
-SMTP command lines, addresses included).
+SMTP command lines, addresses included). Python warnings are captured as records as well.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ LOG_ENTITIES = frozenset(
 )
 # Keys the pipeline itself adds; their values are never content.
 _OWN_KEYS = frozenset({"timestamp", "level", "logger", "worker", "pid", "exc_info"})
-TRUSTED_LOGGERS = ("scrubber", "aiokafka")
+TRUSTED_LOGGERS = ("scrubber", "aiokafka", "py.warnings")
 MAX_FIELD_CHARS = 16384
 _LIBRARY_LEVELS = {"mail.log": logging.WARNING, "aiokafka": logging.WARNING, "asyncio": logging.WARNING}
 
@@ -187,6 +187,8 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
+    # Python warnings become records too, so that every line on stderr is one of ours.
+    logging.captureWarnings(True)
     numeric = logging.getLevelName(level.upper())
     root.setLevel(numeric)
     for name, floor in _LIBRARY_LEVELS.items():

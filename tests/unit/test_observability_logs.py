@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,6 +29,7 @@ def restore_logging() -> Iterator[None]:
     handlers, level = list(root.handlers), root.level
     levels = {name: logging.getLogger(name).level for name in ("mail.log", "aiokafka", "asyncio")}
     yield
+    logging.captureWarnings(False)
     structlog.reset_defaults()
     for h in list(root.handlers):
         root.removeHandler(h)
@@ -159,3 +161,11 @@ def test_console_renderer_on_a_terminal_json_otherwise(restore_logging: None) ->
     logs.configure("auto", "info", plain)
     logs.get_logger().info("hello")
     assert json.loads(plain.getvalue())["event"] == "hello"
+
+
+def test_python_warnings_become_json_records(lines: Lines) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn("label removal is not supported here", UserWarning, stacklevel=1)
+    (rec,) = lines()
+    assert rec["logger"] == "py.warnings" and "label removal is not supported here" in rec["event"]

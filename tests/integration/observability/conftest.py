@@ -22,6 +22,7 @@ def log_lines() -> Iterator[LogLines]:
     buf = io.StringIO()
     logs.configure("json", "info", buf)
     yield lambda: [json.loads(line) for line in buf.getvalue().splitlines()]
+    logging.captureWarnings(False)
     structlog.reset_defaults()
     for h in list(root.handlers):
         root.removeHandler(h)
