@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -303,3 +304,18 @@ def test_dashboard_configmap_carries_the_sidecar_label(chart: helm.Chart) -> Non
     assert "demo-scrubber-dashboard" not in by_kind(
         render(chart, {"dashboard": {"enabled": False}}), "ConfigMap"
     )
+
+
+def test_the_image_runs_as_the_user_the_chart_expects(chart: helm.Chart) -> None:
+    dockerfile = (REPO / "deploy" / "Dockerfile").read_text()
+    user = dict(
+        line.split(None, 1) for line in dockerfile.splitlines() if line.startswith(("USER ", "EXPOSE "))
+    )
+    pod = by_kind(render(chart, {"smtp": SMTP}), "Deployment")["demo-scrubber-smtp"]["spec"]["template"][
+        "spec"
+    ]
+    security = pod["securityContext"]
+    assert user["USER"] == f"{security['runAsUser']}:{security['runAsGroup']}"
+    ports = {str(p["containerPort"]) for p in pod["containers"][0]["ports"]}
+    assert set(user["EXPOSE"].split()) == ports
+    assert re.search(r"^ARG PYTHON_IMAGE=python:[\d.]+-slim", dockerfile, re.M)
