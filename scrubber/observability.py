@@ -52,13 +52,13 @@ MESSAGE_BYTES = Histogram(
     ["transport"],
     buckets=(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864),
 )
-# A partition belongs to one worker at a time; "max" keeps a partition one series across workers.
-# Set a revoked partition to 0 (a dead worker's live gauges are dropped by the supervisor).
+# A partition moves between workers on a rebalance, and a label cannot be removed from another
+# process's file: the value set most recently (by the partition's current owner) is the one shown.
 KAFKA_LAG = Gauge(
     "scrubber_kafka_consumer_lag",
     "Records behind the partition end",
     ["topic", "partition"],
-    multiprocess_mode="livemax",
+    multiprocess_mode="livemostrecent",
 )
 KAFKA_IN_FLIGHT = Gauge(
     "scrubber_kafka_in_flight", "Records consumed but not yet committed", multiprocess_mode="livesum"

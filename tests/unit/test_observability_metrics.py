@@ -67,11 +67,11 @@ def test_record_findings_counts_by_entity_and_detector_family() -> None:
 
 
 CHILD = """
-import os
+import os, sys
 from scrubber.observability import MESSAGES, SMTP_SESSIONS, KAFKA_LAG
 MESSAGES.labels("kafka", "chat.raw", "forwarded").inc(3)
 SMTP_SESSIONS.inc(2)
-KAFKA_LAG.labels("chat.raw", "0").set(7)
+KAFKA_LAG.labels("chat.raw", "0").set(int(sys.argv[1]))
 print(os.getpid())
 """
 
@@ -81,10 +81,11 @@ def test_one_collection_shows_the_sum_over_processes(tmp_path: Path) -> None:
     pids = [
         int(
             subprocess.run(
-                [sys.executable, "-c", CHILD], env=env, check=True, timeout=60, capture_output=True
+                [sys.executable, "-c", CHILD, str(lag)], env=env, check=True, timeout=60, capture_output=True
             ).stdout
         )
-        for _ in range(2)
+        # The partition's lag as its first owner left it, then as the owner after a rebalance saw it.
+        for lag in (500, 7)
     ]
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
@@ -96,8 +97,8 @@ def test_one_collection_shows_the_sum_over_processes(tmp_path: Path) -> None:
         )
         == 1.0
     )
-    lag = {"topic": "chat.raw", "partition": "0"}
-    assert registry.get_sample_value("scrubber_kafka_consumer_lag", lag) == 7.0
+    partition = {"topic": "chat.raw", "partition": "0"}
+    assert registry.get_sample_value("scrubber_kafka_consumer_lag", partition) == 7.0
     assert registry.get_sample_value("scrubber_smtp_sessions") == 4.0
     # What the supervisor does when a worker exits: its live gauges go, its counters stay.
     multiprocess.mark_process_dead(pids[0], str(tmp_path))  # type: ignore[no-untyped-call]
