@@ -274,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.child:
         return child(a.child, a.quick)
     timeout = a.timeout or (300.0 if a.quick else 1800.0)
+    started = datetime.datetime.now(datetime.UTC)
     described = machine()  # before the run: the load average is the background load
     rows: list[Row] = []
     raw: list[str] = []
@@ -296,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report)
     targets = [a.out] if a.out else []
     if a.save:
-        targets.append(RESULTS / f"bench-{datetime.datetime.now(datetime.UTC):%Y%m%d-%H%M}.txt")
+        targets.append(RESULTS / f"bench-{started:%Y%m%d-%H%M}.txt")
     if a.json:
         data = [dataclasses.asdict(r) for r in rows]
         a.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -67,7 +67,7 @@ def bench_rows(
     for w in workers:
         sys.stderr.write(f"scaling: {w} worker process(es)\n")
         rates[w] = rate(w, stream, level, repeat)
-        note = f"best of {repeat}, {cores} usable cores" + ("; more workers than cores" if w > cores else "")
+        note = f"best of {repeat}; {cores} cores, load average {os.getloadavg()[0]:.1f} after the run"
         case = f"engine L{level}, {w} worker process(es), {n:,} msgs"
         rows.append(Row("scaling", case, rates[w], "msg/s", note))
     lo, hi = min(rates), max(rates)
