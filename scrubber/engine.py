@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -89,10 +90,8 @@ class Scrubber:
         per_text: list[list[Finding]] = [[] for _ in texts]
         for det in self.detectors:
             if isinstance(det, BatchDetector):
-                try:
+                with _failing_closed(det):
                     batch = det.detect_many(texts)
-                except RegexTimeout as exc:
-                    raise ScrubError("regex_timeout", exc.pattern) from exc
                 for acc, found in zip(per_text, batch, strict=True):
                     acc.extend(found)
             else:
@@ -112,11 +111,9 @@ class Scrubber:
             raise ScrubError("too_large", f"{len(text)} characters > limit {self.max_chars}")
 
     @staticmethod
-    def _run(det: Detector, text: str) -> Iterable[Finding]:
-        try:
-            return det.detect(text)
-        except RegexTimeout as exc:
-            raise ScrubError("regex_timeout", exc.pattern) from exc
+    def _run(det: Detector, text: str) -> list[Finding]:
+        with _failing_closed(det):
+            return list(det.detect(text))
 
     def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
         policy = self.policy
@@ -145,6 +142,20 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
+
+
+@contextmanager
+def _failing_closed(det: Detector) -> Iterator[None]:
+    """Any failure of a detector is a ScrubError: the message is held back, never passed on.
+
+    The detail names the detector and the kind of failure, never the text or a value.
+    """
+    try:
+        yield
+    except RegexTimeout as exc:
+        raise ScrubError("regex_timeout", exc.pattern) from exc
+    except Exception as exc:
+        raise ScrubError("detector_error", f"{det.name}: {type(exc).__name__}") from exc
 
 
 def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:

@@ -9,7 +9,7 @@ from one scan of the text per message (:class:`~scrubber.detectors.cues.CueIndex
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -282,37 +282,49 @@ class PatternDetector:
             if not doc.admits(check):
                 continue
             try:
-                for m in self._matches(rule, doc):
-                    finding = self._judge(rule, doc, m)
-                    if finding is not None:
-                        out.append(finding)
+                self._scan(rule, doc, out)
             except TimeoutError as exc:
                 raise RegexTimeout(rule.name) from exc
         return out
 
-    def _matches(self, rule: PatternRule, doc: _Text) -> Iterator[regex.Match[str]]:
-        if not rule.requires:
-            yield from rule.pattern.finditer(doc.text, timeout=self.timeout)
-            return
+    def _scan(self, rule: PatternRule, doc: _Text, out: list[Finding]) -> None:
         text = doc.text
         if rule.anchored:
             for hit in doc.cues.of(rule.requires):
                 m = rule.pattern.match(text, hit.end, timeout=self.timeout)
-                if m is not None:
-                    yield m
+                finding = self._judge(rule, doc, m) if m is not None else None
+                if finding is not None:
+                    out.append(finding)
             return
-        # Only the stretch after each required cue (or before it, for ``after``) can hold a value.
+        for lo, hi in self._stretches(rule, doc):
+            pos = lo
+            while pos < hi:
+                resume = hi
+                for m in rule.pattern.finditer(text, pos, hi, timeout=self.timeout):
+                    # A match cut off by the end of the stretch may be part of a longer token.
+                    if m.end() == hi < len(text):
+                        continue
+                    finding = self._judge(rule, doc, m)
+                    if finding is None:
+                        continue
+                    out.append(finding)
+                    if finding.end < m.end():
+                        # The validator kept a prefix; what it dropped may start another value.
+                        resume = finding.end
+                        break
+                pos = resume
+
+    @staticmethod
+    def _stretches(rule: PatternRule, doc: _Text) -> list[tuple[int, int]]:
+        """Where a rule's pattern runs: the whole text, or just after (before) its required cues."""
+        if not rule.requires:
+            return [(0, len(doc.text))]
         spans = []
         for hit in doc.cues.of(rule.requires):
             spans.append((hit.end, hit.end + rule.window + MAX_VALUE_CHARS))
             if rule.after:
                 spans.append((max(0, hit.start - rule.after - MAX_VALUE_CHARS), hit.start))
-        for lo, hi in _merge(spans):
-            hi = min(hi, len(text))
-            for m in rule.pattern.finditer(text, lo, hi, timeout=self.timeout):
-                # A match cut off by the end of the stretch may be part of a longer token.
-                if m.end() < hi or hi == len(text):
-                    yield m
+        return [(lo, min(hi, len(doc.text))) for lo, hi in _merge(spans)]
 
     @staticmethod
     def _judge(rule: PatternRule, doc: _Text, m: regex.Match[str]) -> Finding | None:

@@ -106,12 +106,28 @@ def phone_formatted(value: str) -> int:
     groups ("020 7946 0958", "05 50 41 60 16"), or an Indian mobile in two fives. Other digit
     runs (undelimited, odd groups: "400 245639", timestamps) are left to cue-confirmed rules.
     """
-    return _phone(value, grouped=True)
+    return _phone_prefix(value, grouped=True)
 
 
 def phone_national(value: str) -> int:
     """Like ``phone_formatted`` but in any grouping ("4155550142", "0207 94 60958")."""
-    return _phone(value, grouped=False)
+    return _phone_prefix(value, grouped=False)
+
+
+def _phone_prefix(value: str, *, grouped: bool) -> int:
+    """The longest valid number that ``value`` starts with, dropping up to three last groups.
+
+    A candidate may run on into an unrelated number ("(415) 555-2671 12 items").
+    """
+    cut = len(value)
+    for _ in range(4):
+        if _phone(value[:cut], grouped=grouped):
+            return cut
+        at = max(value.rfind(sep, 0, cut) for sep in " -./")
+        if at <= 0:
+            return 0
+        cut = len(value[:at].rstrip(" -./,"))
+    return 0
 
 
 def _phone(value: str, *, grouped: bool) -> int:

@@ -1,0 +1,81 @@
+"""`scrubber scan` and `scrubber scrub` as a user runs them: bad input is a per-record error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(args: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrubber", *args], input=data, capture_output=True, cwd=REPO, timeout=300
+    )
+
+
+def test_scan_reports_every_bad_record_and_scrubs_the_rest() -> None:
+    lines = [
+        b'{"id": "ok", "text": "ssn 536-22-8173, mail jane@example.com"}',
+        b"this is not json",
+        b'{"id": "no-text"}',
+        b'{"id": "number", "text": 42}',
+        b'["not", "an", "object"]',
+        b'{"id": "lone", "text": "a \\ud800 b"}',
+        b'{"id": "bytes", "text": "caf\xe9 \xff"}',
+        json.dumps({"id": "huge", "text": "x" * (10 * 1024 * 1024)}).encode(),
+        b"",
+        b'{"id": "pair", "text": "\\ud83d\\ude00 call (415) 555-2671"}',
+    ]
+    done = run(["scan", "--level", "7"], b"\n".join(lines) + b"\n")
+    out = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert done.returncode == 1  # some records failed; the run went on
+    by_id = {r["id"]: r for r in out if r["id"] is not None}
+    assert by_id["ok"]["text"] == "ssn [US_SSN], mail [EMAIL_ADDRESS]"
+    assert [f["entity"] for f in by_id["ok"]["findings"]] == ["US_SSN", "EMAIL_ADDRESS"]
+    assert by_id["pair"]["text"] == "😀 call [PHONE_NUMBER]"
+    assert by_id["no-text"]["reason"] == by_id["number"]["reason"] == "no_text"
+    assert by_id["lone"]["reason"] == "invalid_unicode"
+    assert by_id["bytes"]["reason"] == "invalid_utf8"
+    assert by_id["huge"]["reason"] == "too_large"
+    anonymous = [r for r in out if r["id"] is None]
+    assert [(r["line"], r["reason"]) for r in anonymous] == [(2, "invalid_json"), (5, "not_object")]
+    assert len(out) == 9  # one line out for every non-blank line in
+    errors = done.stderr.decode()
+    assert errors.count("scrubber scan: line") == 7
+    assert "536-22-8173" not in errors
+
+
+def test_scan_level_2_finds_nothing_above_level_2() -> None:
+    record = {"id": "r", "text": "ssn 536-22-8173, mail jane@example.com, call (415) 555-2671"}
+    done = run(["scan", "--level", "2"], json.dumps(record).encode() + b"\n")
+    (out,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [f["entity"] for f in out["findings"]] == ["US_SSN"]
+    assert out["text"] == "ssn [US_SSN], mail jane@example.com, call (415) 555-2671"
+
+
+def test_scan_refuses_a_bad_config_with_a_message(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("level: 12\n")
+    done = run(["scan", "--config", str(bad)], b"")
+    assert done.returncode == 2
+    assert b"level" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_scrub_lines_and_explain_never_shows_values() -> None:
+    data = "ssn 536-22-8173\nnothing here\r\nbad \xff line\nmail jane@example.com".encode("latin-1")
+    done = run(["scrub", "--lines", "--explain"], data)
+    assert done.stdout == b"ssn [US_SSN]\nnothing here\nmail [EMAIL_ADDRESS]"
+    assert done.returncode == 1
+    err = done.stderr.decode()
+    assert "message 1: US_SSN pattern:us_ssn_formatted 4-15" in err
+    assert "message 3: cannot scrub (invalid_utf8)" in err
+    assert "536-22-8173" not in err and "jane@example.com" not in err
+
+
+def test_scrub_whole_input_is_one_message() -> None:
+    done = run(["scrub", "--level", "3"], b"dear jane@example.com,\nyour ssn 536-22-8173\n")
+    assert done.returncode == 0
+    assert done.stdout == b"dear [EMAIL_ADDRESS],\nyour ssn [US_SSN]\n"

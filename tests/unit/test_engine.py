@@ -1,0 +1,142 @@
+"""The engine: dial levels, overrides, allow-list, consistency within a message, errors."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from scrubber.detectors.cues import load_cues
+from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.dial import ENTITY_LEVELS, OperatorSpec, Policy, PolicyError
+from scrubber.engine import Scrubber, ScrubError
+from scrubber.rulefile import grammar_dir
+
+TEXT = (
+    "card 4539 1488 0343 6467, ssn 536-22-8173, mail jane.doe@example.com, "
+    "call (415) 555-2671, zip code 94105, DOB: 04/12/1986, from 81.2.69.160"
+)
+ALL = {"CREDIT_CARD", "US_SSN", "EMAIL_ADDRESS", "PHONE_NUMBER", "ZIP_CODE", "DATE_OF_BIRTH", "IP_ADDRESS"}
+
+
+def entities(result_findings: object) -> set[str]:
+    return {f.entity for f in result_findings}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("level", range(1, 8))
+def test_level_masks_exactly_the_entities_at_or_below_it(level: int) -> None:
+    result = Scrubber(Policy(level=level)).scrub(TEXT)
+    assert entities(result.findings) == {e for e in ALL if ENTITY_LEVELS[e] <= level}
+    for f in result.findings:
+        assert f"[{f.entity}]" in result.text
+
+
+def test_level_0_observes_and_changes_nothing() -> None:
+    result = Scrubber(Policy(level=0)).scrub(TEXT)
+    assert result.text == TEXT
+    assert result.findings == ()
+    assert entities(result.observed) == ALL
+    assert result.counts()["US_SSN"] == 1
+
+
+def test_always_and_never_override_the_dial() -> None:
+    policy = Policy(level=2, always=frozenset({"IP_ADDRESS"}), never=frozenset({"US_SSN"}))
+    result = Scrubber(policy).scrub(TEXT)
+    assert entities(result.findings) == {"CREDIT_CARD", "IP_ADDRESS"}
+    assert "536-22-8173" in result.text
+
+
+def test_findings_are_sorted_disjoint_and_inside_the_text() -> None:
+    result = Scrubber().scrub(TEXT)
+    spans = [(f.start, f.end) for f in result.findings]
+    assert spans == sorted(spans)
+    assert all(0 <= a < b <= len(TEXT) for a, b in spans)
+    assert all(b1 <= a2 for (_, b1), (a2, _) in pairwise(spans))
+
+
+def test_a_value_found_once_is_masked_everywhere_in_the_message() -> None:
+    text = "ssn 536-22-8173; to confirm: 536-22-8173 (copy 536-22-8173)"
+    result = Scrubber().scrub(text)
+    assert "536-22-8173" not in result.text
+    assert result.text.count("[US_SSN]") == 3
+
+
+def test_a_repeat_inside_a_longer_token_is_another_value() -> None:
+    result = Scrubber().scrub("zip code 94105; order 941056 shipped")
+    assert result.text == "zip code [ZIP_CODE]; order 941056 shipped"
+
+
+@pytest.mark.parametrize("op", ["label", "mask", "hash", "remove"])
+def test_same_value_gets_the_same_replacement_under_every_operator(op: str) -> None:
+    text = "ssn 536-22-8173 and again 536-22-8173"
+    policy = Policy(default_operator=OperatorSpec(op), hmac_key=b"k")
+    result = Scrubber(policy).scrub(text)
+    assert [text[f.start : f.end] for f in result.findings] == ["536-22-8173"] * 2
+    first, second = result.text.removeprefix("ssn ").split(" and again ")
+    assert first == second
+    assert "536-22" not in result.text
+
+
+def test_one_value_found_as_two_entities_gets_one_entity() -> None:
+    text = "passport 021000021, and the routing number is 021000021"
+    result = Scrubber().scrub(text)
+    assert [f.entity for f in result.findings] == ["BANK_ACCOUNT", "BANK_ACCOUNT"]
+    assert result.text.count("[BANK_ACCOUNT]") == 2
+
+
+def test_allow_list_literals_and_patterns_are_never_masked() -> None:
+    policy = Policy(allow=frozenset({"Support@Shop.example", r"re:.*@corp\.example"}))
+    text = "write support@shop.example or it@corp.example, not jane@example.com"
+    result = Scrubber(policy).scrub(text)
+    assert result.text == "write support@shop.example or it@corp.example, not [EMAIL_ADDRESS]"
+
+
+def test_an_invalid_allow_pattern_is_refused_when_the_policy_is_built() -> None:
+    with pytest.raises(PolicyError, match="allow"):
+        Policy(allow=frozenset({"re:(unclosed"}))
+
+
+def test_scrub_many_equals_scrub_one_by_one() -> None:
+    texts = [TEXT, "", "nothing here", "ssn 536-22-8173", TEXT.upper()]
+    scrubber = Scrubber()
+    assert scrubber.scrub_many(texts) == [scrubber.scrub(t) for t in texts]
+
+
+def test_too_large_and_not_text_are_errors_with_a_reason() -> None:
+    scrubber = Scrubber(max_chars=100)
+    with pytest.raises(ScrubError) as exc:
+        scrubber.scrub("x" * 101)
+    assert exc.value.reason == "too_large"
+    with pytest.raises(ScrubError) as exc:
+        scrubber.scrub(b"bytes")  # type: ignore[arg-type]
+    assert exc.value.reason == "not_text"
+
+
+def test_a_pattern_past_its_time_budget_is_a_regex_timeout(tmp_path: Path) -> None:
+    (tmp_path / "patterns.yaml").write_text(
+        "patterns:\n  - {name: slow, entity: SECRET, regex: '(a|aa)+$', score: 0.9}\n"
+    )
+    rules = load_patterns(tmp_path / "patterns.yaml", load_cues(grammar_dir() / "cues.yaml"))
+    scrubber = Scrubber(detectors=[PatternDetector(rules, timeout=0.01)])
+    with pytest.raises(ScrubError) as exc:
+        scrubber.scrub("a" * 64 + "b")
+    assert exc.value.reason == "regex_timeout"
+    assert "a" * 10 not in str(exc.value)  # the reason and rule name, never the text
+
+
+class Broken:
+    name = "broken"
+    entities = frozenset({"PERSON"})
+
+    def detect(self, text: str) -> list[object]:
+        raise KeyError(text)
+
+
+def test_a_failing_detector_holds_the_message_back_without_quoting_it() -> None:
+    scrubber = Scrubber(detectors=[Broken()])  # type: ignore[list-item]
+    for call in (scrubber.scrub, lambda t: scrubber.scrub_many([t])):
+        with pytest.raises(ScrubError) as exc:
+            call("ssn 536-22-8173")
+        assert exc.value.reason == "detector_error"
+        assert exc.value.detail == "broken: KeyError"
