@@ -340,7 +340,11 @@ def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: T
     from scrubber.formats import FormatError
     from scrubber.formats.mime import MimeOptions, scrub_message
 
-    settings = config.load(_config_path(args.config))
+    try:
+        settings = config.load(_config_path(args.config))
+    except config.ConfigError as exc:
+        err.write(f"scrubber scrub: invalid configuration: {exc}\n")
+        return 2
     smtp = settings.smtp
     level = args.level
     if level is None:

@@ -151,28 +151,31 @@ class UpstreamDelivery:
         for attempt in (1, 2):
             try:
                 client = await self._connected()
-                upstream_options, refusal = _upstream_options(client, options)
-                if refusal is not None:
-                    return refusal
-                self.utf8 = "SMTPUTF8" in upstream_options
-                try:
-                    resp = await client.mail(
-                        sender, options=upstream_options, encoding="utf-8" if self.utf8 else "ascii"
-                    )
-                except UnicodeEncodeError:
-                    return Reply(553, "5.6.7 Address needs SMTPUTF8")
-                self.in_transaction = True
-                return Reply(resp.code, resp.message)
+            except (aiosmtplib.SMTPException, OSError) as exc:
+                # Whatever went wrong before MAIL (greeting, EHLO, STARTTLS, our own AUTH) is not
+                # the sender's fault, even a 5xx: the sender keeps the message and retries.
+                return self._failed(_kind(exc), exc)
+            upstream_options, refusal = _upstream_options(client, options)
+            if refusal is not None:
+                return refusal
+            self.utf8 = "SMTPUTF8" in upstream_options
+            try:
+                resp = await client.mail(
+                    sender, options=upstream_options, encoding="utf-8" if self.utf8 else "ascii"
+                )
+            except UnicodeEncodeError:
+                return Reply(553, "5.6.7 Address needs SMTPUTF8")
             except aiosmtplib.SMTPResponseException as exc:
-                if isinstance(exc, aiosmtplib.SMTPConnectResponseError | aiosmtplib.SMTPHeloError):
-                    return self._failed("greeting", exc)
                 return _refusal(exc)
             except aiosmtplib.SMTPServerDisconnected as exc:
                 # A kept connection the upstream has since closed: try once on a new one.
                 if attempt == 2:
                     return self._failed("disconnected", exc)
+                continue
             except (aiosmtplib.SMTPException, OSError) as exc:
                 return self._failed(_kind(exc), exc)
+            self.in_transaction = True
+            return Reply(resp.code, resp.message)
         return UPSTREAM_DOWN
 
     async def rcpt(self, recipient: str, options: list[str]) -> Reply:
@@ -262,6 +265,8 @@ def _kind(exc: BaseException) -> str:
         return "connect"
     if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
         return "auth"
+    if isinstance(exc, aiosmtplib.SMTPResponseException):
+        return "refused"
     if isinstance(exc, ssl.SSLError):
         return "tls"
     if isinstance(exc, aiosmtplib.SMTPServerDisconnected | ConnectionError):

@@ -1,0 +1,234 @@
+"""The relay end to end with real clients (smtplib, swaks) and Postfix's smtp-sink upstream."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import smtplib
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from smtp_helpers import EML, RelayRunner, find, marker, messages, metric, received, tagged
+
+from tests.conftest import SmtpSink
+
+GENERATED = sorted((EML / "generated").glob("*.eml"))
+PLANTED = ("jane.roe@example.com", "123-45-6789", "415-555-0142")
+
+
+@pytest.fixture(scope="module")
+def relay(start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink) -> RelayRunner:
+    return start_relay(upstream={"port": smtp_sink.port}, scrub_processes=2)
+
+
+def send(relay: RelayRunner, data: bytes, rcpts: tuple[str, ...] = ("support@example.org",)) -> object:
+    with smtplib.SMTP("127.0.0.1", relay.port, timeout=30) as client:
+        return client.sendmail("sam@example.com", list(rcpts), data)
+
+
+def sink_headers(sink: SmtpSink, token: str) -> list[tuple[str, str]]:
+    """The headers smtp-sink put in front of the message: the envelope as it reached the sink."""
+    msg = find(sink, token)
+    return [(k, str(v)) for k, v in msg.items() if k.startswith(("X-Mail-Args", "X-Rcpt-Args"))]
+
+
+def text_of(msg: email.message.Message) -> str:
+    parts = []
+    for part in msg.walk():
+        if not part.is_multipart() and part.get_content_maintype() == "text":
+            parts.append(part.get_content())
+    return "\n".join(parts)
+
+
+def test_swaks_multipart_with_csv_attachment(relay: RelayRunner, smtp_sink: SmtpSink, tmp_path: Path) -> None:
+    csv = tmp_path / "people.csv"
+    csv.write_text("name,email,phone\nJane Roe,jane.roe@example.com,415-555-0142\n")
+    token = marker()
+    before = messages("forwarded")
+    subprocess.run(
+        [
+            "swaks", "--server", f"127.0.0.1:{relay.port}", "--from", "sam@example.com",
+            "--to", "support@example.org", "--header", f"X-Test-Id: {token}",
+            "--header", "Subject: =?utf-8?q?R=C3=BCckruf_415-555-0142?=",
+            "--body", "Call me, SSN 123-45-6789, mail jane.roe@example.com",
+            "--attach-type", "text/csv", "--attach", str(csv),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    msg = find(smtp_sink, token)
+    body, attachment = (p for p in msg.walk() if not p.is_multipart())
+    assert body.get_content().strip() == "Call me, SSN [US_SSN], mail [EMAIL_ADDRESS]"
+    assert attachment.get_filename() == "people.csv"
+    assert attachment.get_content() == "name,email,phone\nJane Roe,[EMAIL_ADDRESS],[PHONE_NUMBER]\n"
+    assert str(msg["Subject"]) == "Rückruf [PHONE_NUMBER]"
+    assert msg["X-Scrubber"] == "level=7; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:2,US_SSN:1"
+    assert messages("forwarded") == before + 1
+
+
+@pytest.mark.parametrize("path", GENERATED, ids=lambda p: p.stem)
+def test_corpus_through_the_relay(path: Path, relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    original = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+    assert send(relay, tagged(path, token)) == {}
+    got = find(smtp_sink, token)
+    assert [p.get_content_type() for p in got.walk()] == [p.get_content_type() for p in original.walk()]
+    assert got["Message-ID"] == original["Message-ID"]
+    if path.stem != "11-html-entities-links":  # its comment and script keep their text, see unit tests
+        text = text_of(got) + str(got["Subject"])
+        assert not [v for v in PLANTED if v in text]
+
+
+def test_envelope_passes_unchanged(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    rcpts = ("jane.roe@example.com", "John.Doe+tag@Example.ORG")
+    with smtplib.SMTP("127.0.0.1", relay.port) as client:
+        client.sendmail("Sam.Sender@example.com", list(rcpts), tagged(b"Subject: x\r\n\r\nhi\r\n", token))
+    assert sink_headers(smtp_sink, token) == [
+        ("X-Mail-Args", "<Sam.Sender@example.com>"),
+        ("X-Rcpt-Args", "<jane.roe@example.com>"),
+        ("X-Rcpt-Args", "<John.Doe+tag@Example.ORG>"),
+    ]
+
+
+def test_8bitmime_body_is_relayed(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    data = tagged((EML / "generated" / "04-cp1252-8bit.eml").read_bytes(), token)
+    with smtplib.SMTP("127.0.0.1", relay.port) as client:
+        client.ehlo()
+        assert client.has_extn("8bitmime")
+        client.sendmail("sam@example.com", ["support@example.org"], data, mail_options=["BODY=8BITMIME"])
+    got = find(smtp_sink, token)
+    assert got.get_content().strip() == "Refund of 50 \u20ac to \u201cJane Roe\u201d, [EMAIL_ADDRESS]."
+
+
+def test_smtputf8_refused_when_the_upstream_lacks_it(relay: RelayRunner) -> None:
+    # smtp-sink does not offer SMTPUTF8: the relay says so instead of mangling the address.
+    with smtplib.SMTP("127.0.0.1", relay.port) as client:
+        client.ehlo()
+        assert client.has_extn("smtputf8")
+        with pytest.raises(smtplib.SMTPSenderRefused) as exc:
+            client.sendmail("zoë@example.com", ["b@example.org"], b"Subject: x\r\n\r\nhi\r\n", ["SMTPUTF8"])
+    assert exc.value.smtp_code == 550
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("missing-boundary", "malformed_mime"),
+        ("broken-base64", "bad_transfer_encoding"),
+        ("truncated-base64", "bad_transfer_encoding"),
+        ("unknown-transfer-encoding", "bad_transfer_encoding"),
+    ],
+)
+def test_malformed_mime_is_refused_with_its_reason(
+    name: str, reason: str, relay: RelayRunner, smtp_sink: SmtpSink
+) -> None:
+    token = marker()
+    before = messages("rejected")
+    with pytest.raises(smtplib.SMTPDataError) as exc:
+        send(relay, tagged(EML / "malformed" / f"{name}.eml", token))
+    assert exc.value.smtp_code == 554
+    assert reason.encode() in exc.value.smtp_error
+    assert messages("rejected") == before + 1
+    assert not received(smtp_sink, token)
+
+
+def test_session_goes_on_after_a_refused_message(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    broken = (EML / "malformed" / "broken-base64.eml").read_bytes()
+    good = tagged(b"Subject: ok\r\n\r\nSSN 123-45-6789\r\n", token)
+    with smtplib.SMTP("127.0.0.1", relay.port) as client:
+        with pytest.raises(smtplib.SMTPDataError):
+            client.sendmail("a@example.com", ["b@example.org"], broken)
+        client.sendmail("a@example.com", ["b@example.org"], good)
+    assert find(smtp_sink, token).get_content().strip() == "SSN [US_SSN]"
+
+
+def test_quarantine_keeps_the_original_and_forwards_nothing(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    qdir = tmp_path / "quarantine"
+    relay = start_relay(
+        upstream={"port": smtp_sink.port}, on_unscrubbable="quarantine", quarantine_dir=str(qdir)
+    )
+    token = marker()
+    data = tagged(EML / "malformed" / "missing-boundary.eml", token)
+    before = metric("scrubber_quarantined_total", transport="smtp", reason="malformed_mime")
+    assert send(relay, data) == {}
+    (kept,) = qdir.glob("*.eml")
+    head, _, rest = kept.read_bytes().partition(b"X-Test-Id")
+    assert b"X-Scrubber-Quarantine: reason=malformed_mime" in head
+    assert b"Envelope-To: support@example.org" in head
+    assert b"X-Test-Id" + rest == data
+    assert kept.stat().st_mode & 0o077 == 0
+    assert metric("scrubber_quarantined_total", transport="smtp", reason="malformed_mime") == before + 1
+    assert not received(smtp_sink, token)
+
+
+def test_attachment_policy_strip_and_reject(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    data = (EML / "generated" / "16-binary-attachments.eml").read_bytes()
+    strip = start_relay(upstream={"port": smtp_sink.port}, attachments="strip", scrub_processes=0)
+    token = marker()
+    send(strip, tagged(data, token))
+    types = [p.get_content_type() for p in find(smtp_sink, token).walk()]
+    assert types == ["multipart/mixed", "text/plain", "text/plain", "text/plain"]
+    reject = start_relay(upstream={"port": smtp_sink.port}, attachments="reject", scrub_processes=0)
+    with pytest.raises(smtplib.SMTPDataError) as exc:
+        send(reject, data)
+    assert exc.value.smtp_code == 550
+
+
+def test_mailbox_delivery_writes_one_eml_per_message(
+    start_relay: Callable[..., RelayRunner], tmp_path: Path
+) -> None:
+    box = tmp_path / "mailbox"
+    relay = start_relay(mailbox_dir=str(box), level=3)
+    body = b"Subject: hi\r\n\r\nmail jane.roe@example.com, SSN 123-45-6789\r\n"
+    send(relay, body, ("a@example.org", "b@example.org"))
+    (path,) = box.glob("*.eml")
+    msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+    assert msg["Return-Path"] == "<sam@example.com>"
+    assert msg["Envelope-To"] == "a@example.org, b@example.org"
+    assert msg.get_content() == "mail [EMAIL_ADDRESS], SSN [US_SSN]\r\n"
+    assert msg["X-Scrubber"] == "level=3; findings=EMAIL_ADDRESS:1,US_SSN:1"
+
+
+def test_time_budget_refuses_the_message_and_the_worker_is_replaced(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    relay = start_relay(upstream={"port": smtp_sink.port}, time_budget_ms=50, scrub_processes=1)
+    line = "Please call 415-555-0142 or mail jane.roe@example.com about ticket 77.\r\n"
+    big = b"Subject: big\r\n\r\n" + (line * 20000).encode()
+    with pytest.raises(smtplib.SMTPDataError) as exc:
+        send(relay, big)
+    assert exc.value.smtp_code == 554 and b"time_budget" in exc.value.smtp_error
+    token = marker()
+    send(relay, tagged(b"Subject: small\r\n\r\nSSN 123-45-6789\r\n", token))
+    assert find(smtp_sink, token).get_content().strip() == "SSN [US_SSN]"
+
+
+def test_offline_cli_does_what_the_relay_does(tmp_path: Path) -> None:
+    src = EML / "generated" / "10-alternative.eml"
+    run = subprocess.run(
+        [sys.executable, "-m", "scrubber", "scrub", "--format", "eml", "--level", "4"],
+        input=src.read_bytes(),
+        capture_output=True,
+        check=True,
+    )
+    out = email.message_from_bytes(run.stdout, policy=email.policy.default)
+    assert out["X-Scrubber"].startswith("level=4; findings=")
+    assert "jane.roe@example.com" not in text_of(out)
+    bad = subprocess.run(
+        [sys.executable, "-m", "scrubber", "scrub", "--format", "eml"],
+        input=(EML / "malformed" / "missing-boundary.eml").read_bytes(),
+        capture_output=True,
+    )
+    assert bad.returncode == 1
+    assert bad.stdout == b""
+    assert b"malformed_mime" in bad.stderr
