@@ -251,6 +251,11 @@ _MONTHS = {
 }
 
 
+def _month(word: str) -> int:
+    """1-12 for a month name or its abbreviation ("sep", "sept", "september"), else 0."""
+    return _MONTHS.get(word, 0)
+
+
 def _plausible(year: int, month: int, day: int) -> bool:
     if year < 100:
         year += 1900 if year > dt.date.today().year % 100 else 2000
@@ -264,14 +269,16 @@ def _plausible(year: int, month: int, day: int) -> bool:
 def date(value: str) -> int:
     """A real calendar date in the past (a date of birth, given birth context)."""
     v = value.lower().replace(",", " ").replace(".", " ").replace(" of ", " ")
+    if not v.replace(" ", "").isdigit():  # a month name: "04-jul-1976", "4/july/76"
+        v = v.replace("-", " ").replace("/", " ")
     words = v.split()
-    if len(words) >= 3 and not words[0].isdigit() and words[0] in _MONTHS:
+    if len(words) >= 3 and _month(words[0]):
         day = words[1].rstrip("stndrh")
-        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _MONTHS[words[0]], int(day))
+        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _month(words[0]), int(day))
         return len(value) if ok else 0
-    if len(words) >= 3 and words[1] in _MONTHS:
+    if len(words) >= 3 and _month(words[1]):
         day = words[0].rstrip("stndrh")
-        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _MONTHS[words[1]], int(day))
+        ok = day.isdigit() and words[2].isdigit() and _plausible(int(words[2]), _month(words[1]), int(day))
         return len(value) if ok else 0
     digits = value.replace("/", "-").replace(".", "-").split("-")
     if len(digits) == 1 and len(value) == 8 and value.isdigit():

@@ -117,6 +117,8 @@ POSITIVE = [
     ("DATE_OF_BIRTH", '"dob":"19850209"', "19850209"),
     ("DATE_OF_BIRTH", "birthday: 12.11.1972", "12.11.1972"),
     ("DATE_OF_BIRTH", "date of brith 5/6/78", "5/6/78"),
+    ("DATE_OF_BIRTH", "Patient DOB 04-Jul-1976", "04-Jul-1976"),
+    ("DATE_OF_BIRTH", "date of birth: Jan. 5, 1990", "Jan. 5, 1990"),
     # IP_ADDRESS: client addresses, v4 and v6.
     ("IP_ADDRESS", '81.2.69.160 - - [10/Oct/2024:13:55:36 +0000] "GET / HTTP/1.1" 200 512', "81.2.69.160"),
     ("IP_ADDRESS", "X-Forwarded-For: 24.48.0.1", "24.48.0.1"),
@@ -180,6 +182,7 @@ NEGATIVE = [
     ("DATE_OF_BIRTH", "order placed on 04/12/2024"),
     ("DATE_OF_BIRTH", "born on 31/02/1990"),  # no such date
     ("DATE_OF_BIRTH", "appointment 1990-07-15"),
+    ("DATE_OF_BIRTH", "dob 05/13/2099"),  # not in the past
     ("IP_ADDRESS", "listening on 127.0.0.1:8080"),
     ("IP_ADDRESS", "connect ::1 port 5432"),
     ("IP_ADDRESS", "bind 0.0.0.0"),
