@@ -167,7 +167,11 @@ async def serve(
         health.rules_loaded = True
         log.info("rules loaded")
         for c in components:
-            await c.start()
+            try:
+                await c.start()
+            except Exception as exc:
+                log.error("component did not start", component=c.name, error=f"{type(exc).__name__}: {exc}")
+                raise
             started.append(c)
             log.info("component started", component=c.name)
         if on_started is not None:
