@@ -29,6 +29,7 @@ from scrubber.engine import Scrubber
 
 BATCH = 64
 TOP = 30
+MODEL_AREAS = frozenset({"spacy", "thinc", "numpy", "cymem", "preshed", "murmurhash", "blis"})
 
 
 def _area(path: str | None) -> str | None:
@@ -72,7 +73,14 @@ def summarise(session: Session, top: int = TOP) -> str:
     for name, t in sorted(by_area.items(), key=lambda kv: -kv[1]):
         if t / total >= 0.002:
             lines.append(f"  {100 * t / total:5.1f}%  {name}")
-    lines += ["", f"top {top} functions by self time"]
+    model = sum(t for name, t in by_area.items() if name in MODEL_AREAS)
+    lines += [
+        f"  {100 * model / total:5.1f}%  spaCy model in all ({', '.join(sorted(MODEL_AREAS))})",
+        "          (pyinstrument loses the caller of thinc's compiled code: a top-level 'gemm'",
+        "          in the call tree below is the parser's matrix multiply)",
+        "",
+        f"top {top} functions by self time",
+    ]
     for name, t in sorted(by_function.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"  {100 * t / total:5.1f}%  {name}")
     return "\n".join(lines)
