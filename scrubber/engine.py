@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +21,11 @@ DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # A value found once is masked wherever else it stands in the same message, but only values
 # long enough that a repeat is not a coincidence.
 MIN_REPEAT_CHARS = 4
+# Above this many (values x characters), repeats are found through a word index, in one pass.
+FIND_BUDGET = 2_000_000
+# A run of letters and digits. Linear by construction (one class, no alternation), so it runs
+# on the standard library's engine without a timeout, like the cue scan.
+_WORD = re.compile(r"[^\W_]+")
 
 
 class ScrubError(Exception):
@@ -159,22 +166,56 @@ def _failing_closed(det: Detector) -> Iterator[None]:
 
 
 def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
-    """Other occurrences of values already found, as findings of the same entity."""
-    out: list[Finding] = []
-    seen: set[str] = set()
+    """Other whole occurrences of values already found, as findings of the same entity.
+
+    "1234" in "12345" is another number, so an occurrence must not touch letters or digits.
+    """
+    first: dict[str, Finding] = {}
     for f in findings:
         value = text[f.start : f.end]
-        if len(value) < MIN_REPEAT_CHARS or value in seen:
-            continue
-        seen.add(value)
-        at = text.find(value)
-        while at >= 0:
-            end = at + len(value)
-            # A whole occurrence only: "1234" in "12345" is another number.
-            if at != f.start and not _word_char(text, at - 1) and not _word_char(text, end):
-                out.append(Finding(at, end, f.entity, f.score, "repeat"))
-            at = text.find(value, at + 1)
+        if len(value) >= MIN_REPEAT_CHARS and value not in first:
+            first[value] = f
+    places: Iterable[tuple[str, int]]
+    if len(first) * len(text) <= FIND_BUDGET:
+        places = ((v, at) for v in first for at in _occurrences(text, v))
+    else:
+        places = _occurrences_indexed(text, first)
+    out = []
+    for value, at in places:
+        f = first[value]
+        end = at + len(value)
+        if at != f.start and not _word_char(text, at - 1) and not _word_char(text, end):
+            out.append(Finding(at, end, f.entity, f.score, "repeat"))
     return out
+
+
+def _occurrences(text: str, value: str) -> Iterator[int]:
+    at = text.find(value)
+    while at >= 0:
+        yield at
+        at = text.find(value, at + 1)
+
+
+def _occurrences_indexed(text: str, values: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Occurrences of many values in one pass over the words of the text.
+
+    Each value is looked for only where its rarest word stands ("okafor42" rather than "maya"
+    or "com"). Searching for each value in turn would cost values x text length: minutes for
+    a long message with thousands of findings.
+    """
+    words = [(m.group(), m.start()) for m in _WORD.finditer(text)]
+    freq = Counter(w for w, _ in words)
+    wanted: dict[str, list[tuple[str, int]]] = {}
+    for value in values:
+        runs = [(m.group(), m.start()) for m in _WORD.finditer(value)]
+        if runs:
+            word, offset = min(runs, key=lambda r: freq[r[0]])
+            wanted.setdefault(word, []).append((value, offset))
+    for word, pos in words:
+        for value, offset in wanted.get(word, ()):
+            at = pos - offset
+            if at >= 0 and text.startswith(value, at):
+                yield value, at
 
 
 def _word_char(text: str, i: int) -> bool:

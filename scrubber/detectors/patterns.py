@@ -28,6 +28,9 @@ DEFAULT_CONTEXT_SCORE = 0.95
 DEFAULT_PENALTY = 0.5
 # How far past its cue window a value of a ``requires`` rule may reach.
 MAX_VALUE_CHARS = 64
+# The time budget of one pattern run is for this many characters; a longer text gets
+# proportionally more. Catastrophic backtracking blows any such budget, a long text should not.
+TIMEOUT_CHARS = 65536
 _DIGITS = "0123456789"
 
 
@@ -278,20 +281,21 @@ class PatternDetector:
     def detect(self, text: str) -> list[Finding]:
         doc = _Text(text, self.cues)
         out: list[Finding] = []
+        timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
         for rule, check in zip(self.rules, self._checks, strict=True):
             if not doc.admits(check):
                 continue
             try:
-                self._scan(rule, doc, out)
+                self._scan(rule, doc, out, timeout)
             except TimeoutError as exc:
                 raise RegexTimeout(rule.name) from exc
         return out
 
-    def _scan(self, rule: PatternRule, doc: _Text, out: list[Finding]) -> None:
+    def _scan(self, rule: PatternRule, doc: _Text, out: list[Finding], timeout: float) -> None:
         text = doc.text
         if rule.anchored:
             for hit in doc.cues.of(rule.requires):
-                m = rule.pattern.match(text, hit.end, timeout=self.timeout)
+                m = rule.pattern.match(text, hit.end, timeout=timeout)
                 finding = self._judge(rule, doc, m) if m is not None else None
                 if finding is not None:
                     out.append(finding)
@@ -300,7 +304,7 @@ class PatternDetector:
             pos = lo
             while pos < hi:
                 resume = hi
-                for m in rule.pattern.finditer(text, pos, hi, timeout=self.timeout):
+                for m in rule.pattern.finditer(text, pos, hi, timeout=timeout):
                     # A match cut off by the end of the stretch may be part of a longer token.
                     if m.end() == hi < len(text):
                         continue

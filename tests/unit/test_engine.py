@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from scrubber import engine
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.dial import ENTITY_LEVELS, OperatorSpec, Policy, PolicyError
@@ -140,3 +141,18 @@ def test_a_failing_detector_holds_the_message_back_without_quoting_it() -> None:
             call("ssn 536-22-8173")
         assert exc.value.reason == "detector_error"
         assert exc.value.detail == "broken: KeyError"
+
+
+def test_repeats_in_long_texts_are_found_through_the_word_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = " ".join(
+        f"note {i}: ssn {536 + i % 50:03d}-22-{8000 + i:04d}, again {536 + i % 50:03d}-22-{8000 + i:04d}x"
+        f" and ({536 + i % 50:03d}-22-{8000 + i:04d})"
+        for i in range(300)
+    )
+    scrubber = Scrubber(Policy(level=2))
+    monkeypatch.setattr(engine, "FIND_BUDGET", 10**12)
+    by_find = scrubber.scrub(text)
+    monkeypatch.setattr(engine, "FIND_BUDGET", 0)
+    by_index = scrubber.scrub(text)
+    assert by_find == by_index
+    assert len(by_index.findings) == 600  # the "...x" copies touch a letter: another token
