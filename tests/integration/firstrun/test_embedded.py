@@ -69,7 +69,7 @@ def test_banner_lists_loopback_endpoints_and_its_commands_work(embedded: tuple[s
 def test_demo_shows_before_and_after(tmp_path: Path) -> None:
     env = {**os.environ, "SCRUBBER_HOME": str(tmp_path)}
     res = subprocess.run(
-        [SCRUBBER, "demo", "--level", "4"], env=env, capture_output=True, text=True, timeout=180
+        [SCRUBBER, "demo", "--level", "5"], env=env, capture_output=True, text=True, timeout=180
     )
     assert res.returncode == 0, res.stderr[-2000:]
     out = res.stdout
