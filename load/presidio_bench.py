@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from load.bench import DEVSET, REPO, Row, chat_log_stream, fmt_value, render
+from load.bench import DEVSET, REPO, Row, chat_log_stream, fmt_value, machine, render
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
@@ -300,8 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m load.presidio_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="tiny sample, first 100 devset records")
     a = ap.parse_args(argv)
+    header = machine()
     rows = bench_rows(a.quick)
-    print(render(rows))
+    print("\n".join([*header, "", render(rows)]))
     ratio = next((r for r in rows if r.unit == "x"), None)
     if ratio is not None:
         print(f"\nscrubber is {fmt_value(ratio.value, 'x')} Presidio's rate on the same messages")

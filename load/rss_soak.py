@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from load.bench import Row, chat_log_stream, peak_rss_mb, render, rss_mb
+from load.bench import Row, chat_log_stream, machine, peak_rss_mb, render, rss_mb
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
@@ -102,9 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-peak", action="store_true", help="only the soak")
     a = ap.parse_args(argv)
     seconds = a.minutes * 60 if a.minutes else a.seconds
+    header = machine()
     rows = [] if a.no_peak else peak_rows(20_000, a.level)
     rows += soak_rows(seconds, a.level)
-    print(render(rows))
+    print("\n".join([*header, "", render(rows)]))
     return 0
 
 

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from load.bench import Row, chat_log_stream, render
+from load.bench import Row, chat_log_stream, machine, render
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
@@ -83,7 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
     ap.add_argument("--level", type=int, default=7)
     a = ap.parse_args(argv)
-    print(render(bench_rows(False, a.n, [int(w) for w in a.workers.split(",")], a.level)))
+    header = machine()
+    rows = bench_rows(False, a.n, [int(w) for w in a.workers.split(",")], a.level)
+    print("\n".join([*header, "", render(rows)]))
     return 0
 
 
