@@ -7,12 +7,13 @@ Each worker is a spawned process that builds its own ``Scrubber(Policy(level=7))
 loaded) before the clock starts; the stream is cut into ``scrub_many`` batches handed out by a
 ``multiprocessing`` pool, and only a count comes back, so the figure is the engine's and not
 the pickling of results. Wall-clock time: on a machine shared with other work the ratio is
-noisy, so each figure is the best of ``--repeat`` runs.
+noisy, so runs alternate between the pools and each figure is the best of three.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import multiprocessing.synchronize
 import os
@@ -40,18 +41,26 @@ def _work(batch: Sequence[str]) -> int:
     return sum(len(r.findings) for r in _scrubber.scrub_many(batch))
 
 
-def rate(workers: int, stream: Sequence[str], level: int, repeat: int) -> float:
-    """Best messages/s (wall clock) of ``workers`` processes over ``stream``."""
+def rates(workers: Sequence[int], stream: Sequence[str], level: int, repeat: int) -> dict[int, float]:
+    """Best messages/s (wall clock) over ``stream`` for each worker count.
+
+    All pools are started (and idle) first; then the runs alternate between them, so that a
+    burst of other work on the machine falls on both sides of the comparison alike.
+    """
     ctx = multiprocessing.get_context("spawn")
-    ready = ctx.Barrier(workers + 1)
+    ready = ctx.Barrier(sum(workers) + 1)
     batches = [stream[i : i + BATCH] for i in range(0, len(stream), BATCH)]
-    best = 0.0
-    with ctx.Pool(workers, initializer=_init, initargs=(level, ready)) as pool:
+    best = dict.fromkeys(workers, 0.0)
+    with contextlib.ExitStack() as stack:
+        pools = {
+            w: stack.enter_context(ctx.Pool(w, initializer=_init, initargs=(level, ready))) for w in workers
+        }
         ready.wait(timeout=300)
         for _ in range(repeat):
-            t0 = time.perf_counter()
-            pool.map(_work, batches, chunksize=1)
-            best = max(best, len(stream) / (time.perf_counter() - t0))
+            for w, pool in pools.items():
+                t0 = time.perf_counter()
+                pool.map(_work, batches, chunksize=1)
+                best[w] = max(best[w], len(stream) / (time.perf_counter() - t0))
     return best
 
 
@@ -62,18 +71,19 @@ def bench_rows(
     repeat = 1 if quick else 3
     stream = chat_log_stream(n, seed=1)
     cores = len(os.sched_getaffinity(0))
-    rates: dict[int, float] = {}
-    rows: list[Row] = []
-    for w in workers:
-        sys.stderr.write(f"scaling: {w} worker process(es)\n")
-        rates[w] = rate(w, stream, level, repeat)
-        note = f"best of {repeat}; {cores} cores, load average {os.getloadavg()[0]:.1f} after the run"
-        case = f"engine L{level}, {w} worker process(es), {n:,} msgs"
-        rows.append(Row("scaling", case, rates[w], "msg/s", note))
-    lo, hi = min(rates), max(rates)
+    sys.stderr.write(f"scaling: {', '.join(map(str, workers))} worker process(es), {repeat} rounds\n")
+    load_before = os.getloadavg()[0]
+    best = rates(workers, stream, level, repeat)
+    load_after = os.getloadavg()[0]
+    note = f"best of {repeat}; {cores} cores; load average {load_before:.1f} before, {load_after:.1f} after"
+    rows = [
+        Row("scaling", f"engine L{level}, {w} worker process(es), {n:,} msgs", r, "msg/s", note)
+        for w, r in best.items()
+    ]
+    lo, hi = min(best), max(best)
     if hi != lo:
         ideal = f"ideal {hi / lo:.1f}x"
-        rows.append(Row("scaling", f"{hi} workers / {lo} worker", rates[hi] / rates[lo], "x", ideal))
+        rows.append(Row("scaling", f"{hi} workers / {lo} worker", best[hi] / best[lo], "x", ideal))
     return rows
 
 
