@@ -14,18 +14,21 @@ Percentages are of the profiled wall time; the sampling interval is 0.5 ms.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-
-from pyinstrument.frame import Frame
-from pyinstrument.session import Session
+from typing import TYPE_CHECKING
 
 from load.bench import RESULTS, Row, chat_log_stream, machine, render
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
+
+if TYPE_CHECKING:
+    from pyinstrument.frame import Frame
+    from pyinstrument.session import Session
 
 BATCH = 64
 TOP = 30
@@ -86,7 +89,7 @@ def summarise(session: Session, top: int = TOP) -> str:
     return "\n".join(lines)
 
 
-def profile(n: int, level: int) -> tuple[str, list[Row]]:
+def profile(n: int, level: int) -> str:
     from pyinstrument import Profiler
     from pyinstrument.renderers import ConsoleRenderer
 
@@ -122,7 +125,7 @@ def profile(n: int, level: int) -> tuple[str, list[Row]]:
             tree.rstrip(),
         ]
     )
-    return text + "\n", [rate]
+    return text + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,7 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, help="report file (default load/results/profile-L<level>-chatlog.txt)"
     )
     a = ap.parse_args(argv)
-    text, _ = profile(a.n, a.level)
+    if importlib.util.find_spec("pyinstrument") is None:
+        sys.stderr.write("profile_engine: pyinstrument is not installed: pip install -e '.[bench]'\n")
+        return 2
+    text = profile(a.n, a.level)
     out = a.out or RESULTS / f"profile-L{a.level}-chatlog.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
