@@ -25,7 +25,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -67,6 +67,9 @@ OWN_HEADERS = frozenset(
 
 SLICE = 64  # records scrubbed per engine call; the time budget is checked between slices
 POLL_MS = 100
+# How long the broker may hold a fetch open waiting for data. The client default (500 ms) sets
+# the latency floor on brokers that answer only at the deadline; an idle proxy then asks 20x/s.
+FETCH_WAIT_MS = 50
 PROBE_SECONDS = 1.0
 FIRST_BACKOFF = 0.2
 
@@ -88,7 +91,7 @@ class Outcome:
 
     value: bytes | None = None
     key: bytes | None = None
-    counts: Mapping[str, int] = field(default_factory=dict)
+    summary: bytes = b"{}"  # the scrubber-findings header: counts per entity, as JSON
     findings: tuple[Finding, ...] = ()
     reason: str | None = None
     seconds: float = 0.0
@@ -180,7 +183,8 @@ class RouteScrubber:
         counts: dict[str, int] = {}
         for f in findings:
             counts[f.entity] = counts.get(f.entity, 0) + 1
-        return Outcome(value, key, counts, findings, None, seconds)
+        summary = json.dumps(dict(sorted(counts.items())), separators=(",", ":")).encode()
+        return Outcome(value, key, summary, findings, None, seconds)
 
 
 def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:
@@ -309,6 +313,7 @@ class _Session:
             session_timeout_ms=cfg.session_timeout_ms,
             heartbeat_interval_ms=cfg.heartbeat_interval_ms,
             max_partition_fetch_bytes=max(1 << 20, max_request),
+            fetch_max_wait_ms=FETCH_WAIT_MS,
             isolation_level="read_committed" if cfg.exactly_once else "read_uncommitted",
         )
         await self.consumer.start()
@@ -412,10 +417,9 @@ class _Session:
         """Hand one record to the producer; the returned future resolves on the broker's ack."""
         assert self.producer is not None
         headers = [(k, v) for k, v in rec.headers if k not in OWN_HEADERS]
-        MESSAGE_BYTES.labels(TRANSPORT).observe(len(rec.value or b""))
+        self.proxy.m_bytes.observe(len(rec.value or b""))
         if oc.reason is not None:
             return await self.quarantine(route, tp, rec, oc.reason, headers)
-        counts = json.dumps(dict(sorted(oc.counts.items())), separators=(",", ":")).encode()
         try:
             fut: asyncio.Future[Any] = await self.producer.send(
                 route.output,
@@ -423,13 +427,14 @@ class _Session:
                 key=oc.key,
                 partition=tp.partition % self.partitions[route.output],
                 timestamp_ms=rec.timestamp,
-                headers=[*headers, (H_FINDINGS, counts)],
+                headers=[*headers, (H_FINDINGS, oc.summary)],
             )
         except MessageSizeTooLargeError:
             return await self.quarantine(route, tp, rec, "output_too_large", headers)
-        SCRUB_SECONDS.labels(TRANSPORT).observe(oc.seconds)
-        record_findings(ScrubResult("", oc.findings))
-        MESSAGES.labels(TRANSPORT, route.input, "scrubbed" if oc.counts else "clean").inc()
+        self.proxy.m_seconds.observe(oc.seconds)
+        if oc.findings:
+            record_findings(ScrubResult("", oc.findings))
+        self.proxy.outcome(route, "scrubbed" if oc.findings else "clean").inc()
         return fut
 
     async def quarantine(
@@ -440,7 +445,7 @@ class _Session:
         if reason == "regex_timeout":
             REGEX_TIMEOUTS.inc()
         QUARANTINED.labels(TRANSPORT, reason).inc()
-        MESSAGES.labels(TRANSPORT, route.input, "quarantined").inc()
+        self.proxy.outcome(route, "quarantined").inc()
         log.warning(
             "kafka_record_quarantined",
             topic=tp.topic,
@@ -584,6 +589,18 @@ class KafkaProxy:
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._session: _Session | None = None
+        # Metric children looked up once: per record, labels() would cost more than the send.
+        self.m_bytes = MESSAGE_BYTES.labels(TRANSPORT)
+        self.m_seconds = SCRUB_SECONDS.labels(TRANSPORT)
+        self._outcomes: dict[tuple[str, str], Any] = {}
+
+    def outcome(self, route: KafkaRoute, outcome: str) -> Any:
+        """The messages_total child for this route and outcome."""
+        key = (route.input, outcome)
+        child = self._outcomes.get(key)
+        if child is None:
+            child = self._outcomes[key] = MESSAGES.labels(TRANSPORT, route.input, outcome)
+        return child
 
     # ------------------------------------------------------------------ Component
     async def start(self) -> None:

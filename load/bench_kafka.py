@@ -1,0 +1,257 @@
+"""End-to-end Kafka proxy benchmark: messages/s and latency through a real broker.
+
+    .venv/bin/python -m load.bench_kafka                       # 20k chat/log messages, levels 4 and 7
+    .venv/bin/python -m load.bench_kafka --messages 5000 --rate 200 --scrub-processes 1
+
+One Tansu broker (in memory, loopback) for the whole run. For each mode — pass-through (the
+same proxy, records parsed and re-encoded, no detectors) and each dial level — the proxy runs in
+a child process on its own topics, and this process drives it with confluent-kafka:
+
+- throughput: the input topic is filled first, then the proxy starts; the rate is the number of
+  records over the time from the first to the last output record (group join excluded);
+- latency: with the proxy caught up, records are produced at a fixed rate for a few seconds;
+  latency is the output's arrival time minus the input record's timestamp (ms resolution).
+
+The machine is shared and has 2 cores (broker, proxy and this driver all compete): treat the
+numbers as rough and compare modes within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import confluent_kafka
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from load.bench import chat_log_stream
+from scrubber import config, embedded
+from scrubber.config import LimitsConfig
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+PARTITIONS = 3
+
+
+def passthrough_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
+    """The engine with no detectors: the pipeline's own cost, nothing found."""
+    return Scrubber(policy, detectors=[])
+
+
+def _run_proxy(doc: dict[str, Any], passthrough: bool, ready: Any) -> None:
+    """Child process: run one KafkaProxy until SIGTERM."""
+    from scrubber.kafka import KafkaProxy, engine_scrubber
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        proxy = KafkaProxy(
+            config.parse(doc), make_scrubber=passthrough_scrubber if passthrough else engine_scrubber
+        )
+        await proxy.start()
+        ready.set()
+        await stop.wait()
+        await proxy.stop()
+
+    asyncio.run(main())
+
+
+@dataclass
+class Result:
+    mode: str
+    messages: int
+    rate: float
+    p50_ms: float
+    p99_ms: float
+
+
+class Run:
+    def __init__(self, bootstrap: str, scrub_processes: int) -> None:
+        self.bootstrap = bootstrap
+        self.scrub_processes = scrub_processes
+        self.admin = AdminClient({"bootstrap.servers": bootstrap})
+        self.producer = confluent_kafka.Producer(
+            {
+                "bootstrap.servers": bootstrap,
+                "linger.ms": 5,
+                "acks": "all",
+                "queue.buffering.max.messages": 1_000_000,
+            }
+        )
+
+    def topics(self, *names: str) -> None:
+        futures = self.admin.create_topics([NewTopic(n, PARTITIONS, 1) for n in names])
+        for f in futures.values():
+            f.result(10)
+
+    def fill(self, topic: str, texts: list[str]) -> None:
+        for i, text in enumerate(texts):
+            self.producer.produce(topic, text.encode(), key=str(i).encode())
+            if i % 10_000 == 0:
+                self.producer.poll(0)
+        self.producer.flush(60)
+
+    def consumer(self, topic: str, offsets: list[int] | None = None) -> confluent_kafka.Consumer:
+        """A reader of ``topic`` from ``offsets`` (one per partition), or from the start."""
+        c = confluent_kafka.Consumer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "group.id": f"bench-reader-{topic}",
+                "enable.auto.commit": False,
+                "fetch.wait.max.ms": 10,
+            }
+        )
+        starts = offsets or [confluent_kafka.OFFSET_BEGINNING] * PARTITIONS
+        c.assign([confluent_kafka.TopicPartition(topic, p, starts[p]) for p in range(PARTITIONS)])
+        return c
+
+    def mode(self, name: str, level: int, texts: list[str], rate: float, seconds: float) -> Result:
+        tag = f"{name.replace(' ', '-')}-{os.getpid()}"
+        raw, clean, quarantine = f"bench-in-{tag}", f"bench-out-{tag}", f"bench-q-{tag}"
+        self.topics(raw, clean, quarantine)
+        self.fill(raw, texts)
+        doc = {
+            "level": level,
+            "kafka": {
+                "bootstrap_servers": self.bootstrap,
+                "group_id": f"bench-{tag}",
+                "quarantine_topic": quarantine,
+                "session_timeout_ms": 2000,
+                "heartbeat_interval_ms": 300,
+                "scrub_processes": self.scrub_processes,
+                "routes": [{"in": raw, "out": clean}],
+            },
+        }
+        ctx = multiprocessing.get_context("spawn")
+        ready = ctx.Event()
+        child = ctx.Process(target=_run_proxy, args=(doc, name == "pass-through", ready))
+        child.start()
+        reader = self.consumer(clean)
+        try:
+            ready.wait(120)
+            # Throughput: drain the backlog.
+            first = last = None
+            ends = [0] * PARTITIONS
+            got = 0
+            deadline = time.monotonic() + 600
+            while got < len(texts) and time.monotonic() < deadline:
+                for m in reader.consume(1000, 0.5):
+                    if m.error() is None:
+                        ends[m.partition()] = m.offset() + 1
+                        got += 1
+                        now = time.monotonic()
+                        first = first if first is not None else now
+                        last = now
+            if got < len(texts) or first is None or last is None or last <= first:
+                raise RuntimeError(f"{name}: only {got} of {len(texts)} records came out")
+            throughput = got / (last - first)
+            # Latency: a steady offered rate the proxy can keep up with. A fresh reader: one that
+            # has just caught up with a backlog delivered records ~120 ms late here.
+            reader.close()
+            reader = self.consumer(clean, ends)
+            latencies = self.latency(raw, reader, texts, rate, seconds)
+        finally:
+            reader.close()
+            if child.pid is not None:
+                os.kill(child.pid, signal.SIGTERM)
+            child.join(60)
+            if child.is_alive():
+                child.kill()
+        q = statistics.quantiles(latencies, n=100)
+        return Result(name, len(texts), throughput, q[49], q[98])
+
+    def latency(
+        self, topic: str, reader: confluent_kafka.Consumer, texts: list[str], rate: float, seconds: float
+    ) -> list[float]:
+        n = max(100, int(rate * seconds))
+        start = time.time()
+        sent = 0
+        out: list[float] = []
+        while len(out) < n:
+            due = min(n, int((time.time() - start) * rate) + 1)
+            while sent < due:
+                self.producer.produce(topic, texts[sent % len(texts)].encode(), key=b"lat")
+                sent += 1
+            self.producer.poll(0)
+            for m in reader.consume(500, 0.002):
+                if m.error() is None:
+                    _kind, ts = m.timestamp()
+                    out.append(time.time() * 1000 - ts)
+            if time.time() - start > seconds * 10 + 60:
+                raise RuntimeError("latency phase: records did not come out")
+        return out
+
+
+def run(messages: int, levels: list[int], rate: float, seconds: float, scrub_processes: int) -> list[Result]:
+    texts = chat_log_stream(messages)
+    with tempfile.TemporaryDirectory(prefix="bench-kafka-") as tmp:
+        broker = embedded.Broker.start(embedded.port_or_free(19092), Path(tmp) / "tansu.log")
+        try:
+            r = Run(broker.bootstrap, scrub_processes)
+            results = [r.mode("pass-through", 0, texts, rate, seconds)]
+            results += [r.mode(f"level {lv}", lv, texts, rate, seconds) for lv in levels]
+        finally:
+            broker.stop()
+    return results
+
+
+def table(results: list[Result], rate: float, scrub_processes: int) -> str:
+    base = results[0].rate
+    executor = "thread" if scrub_processes == 0 else f"{scrub_processes} process(es)"
+    load = os.getloadavg()[0]
+    lines = [
+        f"Kafka proxy end to end, chat/log stream, {PARTITIONS} partitions, scrubbing in a {executor}; "
+        f"latency at {rate:.0f} msg/s offered; load average {load:.1f} on {os.cpu_count()} cores",
+        f"{'mode':<14}{'messages':>9}{'msg/s':>10}{'of pass':>9}{'p50 ms':>9}{'p99 ms':>9}",
+    ]
+    for res in results:
+        lines.append(
+            f"{res.mode:<14}{res.messages:>9}{res.rate:>10.0f}{res.rate / base:>9.0%}"
+            f"{res.p50_ms:>9.1f}{res.p99_ms:>9.1f}"
+        )
+    return "\n".join(lines)
+
+
+def bench_rows(quick: bool) -> list[dict[str, Any]]:
+    """Rows for ``python -m load.bench``."""
+    rate = 200.0
+    results = run(2000 if quick else 20000, [4, 7], rate, 2 if quick else 5, 0)
+    base = results[0].rate
+    return [
+        {
+            "case": f"{res.mode}, chat/log, {res.messages} msgs",
+            "value": round(res.rate),
+            "unit": "msg/s",
+            "note": f"{res.rate / base:.0%} of pass-through; p50 {res.p50_ms:.1f} ms, "
+            f"p99 {res.p99_ms:.1f} ms at {rate:.0f} msg/s",
+        }
+        for res in results
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m load.bench_kafka", description=__doc__.split("\n\n")[0])
+    p.add_argument("--messages", type=int, default=20000, help="records per throughput run")
+    p.add_argument("--levels", default="4,7", help="dial levels to compare with pass-through")
+    p.add_argument("--rate", type=float, default=200.0, help="offered msg/s in the latency phase")
+    p.add_argument("--seconds", type=float, default=5.0, help="length of the latency phase")
+    p.add_argument("--scrub-processes", type=int, default=0, help="kafka.scrub_processes (0 = a thread)")
+    args = p.parse_args(argv)
+    levels = [int(x) for x in args.levels.split(",") if x]
+    results = run(args.messages, levels, args.rate, args.seconds, args.scrub_processes)
+    print(table(results, args.rate, args.scrub_processes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
