@@ -439,7 +439,8 @@ class SmtpRelay:
 
     name = "smtp"
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, passthrough: bool = False) -> None:
+        """``passthrough``: scrub with no detectors at all (benchmarks of the relay's own cost)."""
         if settings.smtp is None:
             raise ConfigError("smtp: section missing")
         cfg: SmtpConfig = settings.smtp
@@ -453,6 +454,7 @@ class SmtpRelay:
             policy=settings.policy.policy(self.level),
             options=options,
             regex_timeout=settings.limits.regex_timeout_ms / 1000,
+            detectors=not passthrough,
         )
         budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
         self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)

@@ -27,9 +27,9 @@ cleanly, an unknown transfer encoding or a charset that cannot round-trip raise
 from __future__ import annotations
 
 import base64
-import email.policy
 import io
 import quopri
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +37,10 @@ from email import errors
 from email.generator import BytesGenerator
 from email.message import Message, MIMEPart
 from email.parser import BytesParser
+from email.policy import EmailPolicy
+from typing import Any
 
+from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.findings import Finding
 from scrubber.formats import FormatError
@@ -86,6 +89,10 @@ MAX_DEPTH = 50
 CHUNK_CHARS = 32 * 1024
 BATCH_CHARS = 128 * 1024
 MAX_LINE = 998
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# What str.splitlines breaks at.
+_HEADER_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _STRUCTURE_DEFECTS = (
     errors.NoBoundaryInMultipartDefect,
     errors.StartBoundaryNotFoundDefect,
@@ -133,15 +140,28 @@ class MimeResult:
         return ScrubResult("", self.findings, self.observed)
 
 
+class _Policy(EmailPolicy):
+    """The modern policy, except that a header as it came is written back line for line.
+
+    The stock policy splits such a header with ``str.splitlines``, which also breaks at \\x0b,
+    \\x0c and \\x1c-\\x1e: one header would leave as two lines that the next reader parses
+    differently (found by tests/fuzz).
+    """
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if hasattr(value, "name"):  # a header we set: the stock folding
+            return super().fold_binary(name, value)
+        folded = name + ": " + self.linesep.join(_LINE_BREAK.split(value)) + self.linesep
+        return folded.encode("utf-8" if self.utf8 else "ascii", "surrogateescape")
+
+
 def scrub_message(
     data: bytes, scrubber: Scrubber, options: MimeOptions | None = None, *, deadline: float | None = None
 ) -> MimeResult:
     """Scrub one RFC 5322 message (see the module docstring). ``deadline`` is a ``time.monotonic``
     value; passing it between two batches of text raises ``ScrubError("time_budget")``."""
     options = options or MimeOptions()
-    policy = email.policy.default.clone(
-        linesep=_linesep(data), refold_source="none", utf8=_has_8bit_headers(data)
-    )
+    policy = _Policy(linesep=_linesep(data), refold_source="none", utf8=_has_8bit_headers(data))
     msg = BytesParser(policy=policy).parsebytes(data)
     walk = _Walk(scrubber, options)
     walk.message(msg, depth=0)
@@ -215,6 +235,30 @@ def _chunks(text: str) -> list[str]:
     return out
 
 
+def _for_engine(text: str) -> str:
+    """Bytes the charset could not decode are kept as lone surrogates; the engine gets U+FFFD
+    in their place, one character for one, so its offsets fit the original text."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def _replacement(clean: str, f: Finding, policy: Policy) -> str:
+    """What the engine put in place of ``f`` (the same operator, on the text it saw)."""
+    return replacement(clean[f.start : f.end], f.entity, policy.operator(f.entity), policy.hmac_key)
+
+
+def _rebuild(original: str, findings: Sequence[Finding], policy: Policy) -> str:
+    """``original`` with the masked findings replaced and every other character (undecodable
+    bytes included) as it was."""
+    clean = _for_engine(original)
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts += [original[pos : f.start], _replacement(clean, f, policy)]
+        pos = f.end
+    parts.append(original[pos:])
+    return "".join(parts)
+
+
 def _joined(results: Sequence[ScrubResult], chunks: Sequence[str]) -> tuple[str, list[Finding]]:
     """The scrubbed text of a chunked unit and its masked findings in whole-text offsets."""
     shifted: list[Finding] = []
@@ -230,26 +274,32 @@ def _joined(results: Sequence[ScrubResult], chunks: Sequence[str]) -> tuple[str,
 class _FrameUnit(_Unit):
     """A multipart's preamble and epilogue: no reader sees them, but they travel with the message."""
 
-    def __init__(self, part: Message) -> None:
+    def __init__(self, part: Message, policy: Policy) -> None:
         self.part = part
+        self.policy = policy
         self.names = [n for n in ("preamble", "epilogue") if getattr(part, n)]
-        self.texts = [getattr(part, n) for n in self.names]
+        self.originals = [getattr(part, n) for n in self.names]
+        self.texts = [_for_engine(t) for t in self.originals]
 
     def apply(self, results: Sequence[ScrubResult]) -> None:
-        for name, r in zip(self.names, results, strict=True):
-            setattr(self.part, name, r.text)
+        for name, original, r in zip(self.names, self.originals, results, strict=True):
+            if r.findings:
+                setattr(self.part, name, _rebuild(original, r.findings, self.policy))
 
 
 class _HeaderUnit(_Unit):
     def __init__(self, msg: Message, name: str, values: list[str]) -> None:
         self.msg = msg
         self.name = name
-        self.texts = values
+        self.texts = [_for_engine(v) for v in values]
 
     def apply(self, results: Sequence[ScrubResult]) -> None:
         new = [r.text for r in results]
         if new == self.texts:
             return
+        # A line break decoded from an encoded word (or an odd control character) would split
+        # the header when it is written: it becomes a space.
+        new = [_HEADER_BREAKS.sub(" ", v) for v in new]
         if len(new) == 1:
             self.msg.replace_header(self.name, new[0])
             return
@@ -267,15 +317,16 @@ class _Decoded:
 
 
 class _TextUnit(_Unit):
-    def __init__(self, part: Message, decoded: _Decoded) -> None:
+    def __init__(self, part: Message, decoded: _Decoded, policy: Policy) -> None:
         self.part = part
         self.decoded = decoded
-        self.texts = _chunks(decoded.text)
+        self.policy = policy
+        self.texts = _chunks(_for_engine(decoded.text))
 
     def apply(self, results: Sequence[ScrubResult]) -> None:
-        text, _ = _joined(results, self.texts)
-        if text != self.decoded.text:
-            _set_text(self.part, text, self.decoded)
+        _, findings = _joined(results, self.texts)
+        if findings:
+            _set_text(self.part, _rebuild(self.decoded.text, findings, self.policy), self.decoded)
 
 
 class _HtmlUnit(_Unit):
@@ -284,29 +335,18 @@ class _HtmlUnit(_Unit):
         self.decoded = decoded
         self.policy = scrubber.policy
         self.doc = htmltext.parse(decoded.text)
-        self.body = _chunks(self.doc.text)
-        self.texts = [*self.body, *(link.value for link in self.doc.links)]
+        self.body = _chunks(_for_engine(self.doc.text))
+        self.texts = [*self.body, *(_for_engine(link.value) for link in self.doc.links)]
 
     def apply(self, results: Sequence[ScrubResult]) -> None:
         body = results[: len(self.body)]
         links = results[len(self.body) :]
         _, findings = _joined(body, self.body)
-        if not findings and all(r.text == link.value for r, link in zip(links, self.doc.links, strict=True)):
+        if not findings and not any(r.findings for r in links):
             return
-        edits = [
-            htmltext.Edit(
-                f.start,
-                f.end,
-                replacement(
-                    self.doc.text[f.start : f.end],
-                    f.entity,
-                    self.policy.operator(f.entity),
-                    self.policy.hmac_key,
-                ),
-            )
-            for f in findings
-        ]
-        source = self.doc.render(edits, [r.text for r in links])
+        clean = _for_engine(self.doc.text)
+        edits = [htmltext.Edit(f.start, f.end, _replacement(clean, f, self.policy)) for f in findings]
+        source = self.doc.render(edits, [r.text if r.findings else None for r in links])
         if source != self.decoded.text:
             _set_text(self.part, source, self.decoded)
 
@@ -344,7 +384,7 @@ class _Walk:
         maintype = part.get_content_maintype()
         if part.is_multipart():
             if part.preamble or part.epilogue:
-                self.units.append(_FrameUnit(part))
+                self.units.append(_FrameUnit(part, self.scrubber.policy))
             payload = part.get_payload()
             assert isinstance(payload, list)
             for sub in payload:
@@ -365,7 +405,7 @@ class _Walk:
             if part.get_content_type() == "text/html":
                 self.units.append(_HtmlUnit(part, decoded, self.scrubber))
             else:
-                self.units.append(_TextUnit(part, decoded))
+                self.units.append(_TextUnit(part, decoded, self.scrubber.policy))
             return
         if self.options.attachments == "reject":
             raise ScrubError("attachment_refused", part.get_content_type())
