@@ -58,7 +58,7 @@ def load_address_grammar(path: Path) -> tuple[regex.Pattern[str], regex.Pattern[
         rf"(?:,?\s+(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b)?"
     )
     try:
-        return regex.compile(pattern), compile_cues(lists["cues"])
+        return regex.compile(pattern), compile_cues(lists["cues"], typos=True)
     except regex.error as exc:  # a word that breaks the pattern
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the address grammar: {exc}") from exc
 

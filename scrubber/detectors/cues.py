@@ -44,14 +44,15 @@ def load_cues(path: Path) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def compile_cues(words: Iterable[str]) -> regex.Pattern[str]:
+def compile_cues(words: Iterable[str], *, typos: bool = False) -> regex.Pattern[str]:
     """One case-insensitive pattern for a set of cue words and phrases, longest first.
 
     A cue is a whole word: it may not continue a longer word ("card" is not found in
     "discarded"), though it may be followed by a digit ("last4") or an underscore boundary.
+    With ``typos``, the slips ``CueIndex`` forgives are found too ("adress").
     """
     alts = []
-    for w in sorted(set(words), key=len, reverse=True):
+    for w in sorted(with_slips(words) if typos else set(words), key=len, reverse=True):
         body = r"[\s_-]+".join(regex.escape(part) for part in w.split())
         head = r"(?<![a-z0-9])" if w[0].isalnum() else ""
         tail = r"(?![a-z])" if w[-1].isalnum() else ""
@@ -129,6 +130,16 @@ def _runs(word: str) -> list[tuple[str, int]]:
 def _key(text: str) -> str:
     """What a matched cue and the word it stands for have in common: runs and separators collapsed."""
     return "".join(ch for ch, _ in _runs(text.lower()))
+
+
+def with_slips(words: Iterable[str]) -> set[str]:
+    """``words`` (lower case, one space between words) and the typing slips of each."""
+    out: set[str] = set()
+    for word in words:
+        w = " ".join(word.lower().split())
+        out.add(w)
+        out |= _slips(w)
+    return out
 
 
 def _slips(word: str) -> set[str]:

@@ -19,7 +19,7 @@ from typing import Any
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors.cues import compile_cues
+from scrubber.detectors.cues import CueHit, CueIndex
 from scrubber.detectors.tokens import MASK_HINT, NUMBER_LIKE, Token, Value, tokenize, values
 from scrubber.detectors.validators import VALIDATORS, Validator
 from scrubber.dial import ENTITY_LEVELS
@@ -42,9 +42,15 @@ class Shape:
     fragment: bool
     spelled: bool
     validator: Validator | None
+    alnum: bool = False
+    match: regex.Pattern[str] | None = None
 
     def accepts(self, value: Value, text: str, qualified: bool) -> bool:
         if len(value.digits) not in self.digits or (value.spelled and not self.spelled):
+            return False
+        if value.alnum and not self.alnum:
+            return False
+        if self.match is not None and not self.match.fullmatch(text, value.start, value.end):
             return False
         if self.fragment and not (qualified or value.masked):
             return False
@@ -72,9 +78,10 @@ class Grammar:
     """A loaded rules.yaml: the rules, the cue lexicon they use, and its compiled pattern."""
 
     rules: tuple[GrammarRule, ...]
-    cue_pattern: regex.Pattern[str]
-    gate_pattern: regex.Pattern[str]
-    lists_of: Mapping[str, frozenset[str]]  # normalised cue phrase -> cue list names
+    # Every cue of the lists the rules use, found in one pass, typing slips forgiven ("socail").
+    cues: CueIndex
+    # The lists of which a cue lets a message in: the rules' cues and the qualifiers.
+    gate_lists: frozenset[str]
     qualifiers: frozenset[str]
     blockers: frozenset[str]
     ignore: frozenset[str]
@@ -95,9 +102,8 @@ class Grammar:
         """The same grammar with only the rules for ``entities``."""
         return Grammar(
             rules=tuple(r for r in self.rules if r.entity in entities),
-            cue_pattern=self.cue_pattern,
-            gate_pattern=self.gate_pattern,
-            lists_of=self.lists_of,
+            cues=self.cues,
+            gate_lists=self.gate_lists,
             qualifiers=self.qualifiers,
             blockers=self.blockers,
             ignore=self.ignore,
@@ -106,14 +112,6 @@ class Grammar:
             carry_lines=self.carry_lines,
             carry_max_tokens=self.carry_max_tokens,
         )
-
-
-_SEPARATORS = regex.compile(r"[\s_-]+")
-
-
-def normalise(phrase: str) -> str:
-    """A cue phrase as the lexicon keys it: lower case, one space between words."""
-    return str(_SEPARATORS.sub(" ", phrase.lower())).strip()
 
 
 # ---------------------------------------------------------------------------------- loading
@@ -171,16 +169,10 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
 
     qualifiers, blockers, ignore = list_names("qualifiers"), list_names("blockers"), list_names("ignore")
     used = {c for r in rules for c in r.cues} | qualifiers | blockers | ignore
-    lists_of: dict[str, set[str]] = {}
-    for name in used:
-        for word in cues[name]:
-            lists_of.setdefault(normalise(word), set()).add(name)
-    gate_words = [w for name in {c for r in rules for c in r.cues} | qualifiers for w in cues[name]]
     return Grammar(
         rules=tuple(rules),
-        cue_pattern=compile_cues([w for name in used for w in cues[name]]),
-        gate_pattern=compile_cues(gate_words),
-        lists_of={k: frozenset(v) for k, v in lists_of.items()},
+        cues=CueIndex({name: cues[name] for name in sorted(used)}),
+        gate_lists=frozenset(c for r in rules for c in r.cues) | qualifiers,
         qualifiers=qualifiers,
         blockers=blockers,
         ignore=ignore,
@@ -208,7 +200,7 @@ def _shape(path: Path, name: str, node: Any) -> Shape:
     if not isinstance(node, Mapping):
         raise RuleError(path, None, f"shape {name!r} must be a mapping")
     line = rulefile.line_of(node)
-    rulefile.check_keys(path, node, {"digits"}, {"fragment", "spelled", "validate"})
+    rulefile.check_keys(path, node, {"digits"}, {"fragment", "spelled", "validate", "alnum", "match"})
     validator = None
     if "validate" in node:
         validator = VALIDATORS.get(node["validate"])
@@ -219,15 +211,23 @@ def _shape(path: Path, name: str, node: Any) -> Shape:
                 f"shape {name!r}: unknown validator {node['validate']!r} "
                 f"(known: {', '.join(sorted(VALIDATORS))})",
             )
-    for flag in ("fragment", "spelled"):
+    for flag in ("fragment", "spelled", "alnum"):
         if not isinstance(node.get(flag, False), bool):
             raise RuleError(path, line, f"shape {name!r}: {flag} must be true or false")
+    match = None
+    if "match" in node:
+        try:
+            match = regex.compile(str(node["match"]))
+        except regex.error as exc:
+            raise RuleError(path, line, f"shape {name!r}: match is not a valid pattern: {exc}") from None
     return Shape(
         name=name,
         digits=_digit_counts(path, line, name, node["digits"]),
         fragment=bool(node.get("fragment", False)),
         spelled=bool(node.get("spelled", False)),
         validator=validator,
+        alnum=bool(node.get("alnum", False)),
+        match=match,
     )
 
 
@@ -294,6 +294,14 @@ class _Cue:
     qualifier: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """A sentence that asks for a value: the cue naming it, and whether a fragment will do."""
+
+    cue: _Cue
+    fragment: bool
+
+
 @dataclass(slots=True)
 class _Sentence:
     """One sentence of one message, with its tokens, cues and values."""
@@ -317,14 +325,16 @@ class GrammarDetector:
         self.grammar = grammar
         self.entities = grammar.entities
         self._masked_rules = tuple(r for r in grammar.rules if r.masked)
-        # (digit count, spelled, fragment allowed) of every value some shape accepts.
+        self._alnum = any(shape.alnum for rule in grammar.rules for shape in rule.shapes)
+        # (digit count, spelled, fragment allowed, letters in it) of every value some shape accepts.
         self._fits = frozenset(
-            (n, spelled, frag)
+            (n, spelled, frag, alnum)
             for rule in grammar.rules
             for shape in rule.shapes
             for n in shape.digits
             for spelled in ((False, True) if shape.spelled else (False,))
             for frag in ((True,) if shape.fragment else (False, True))
+            for alnum in ((False, True) if shape.alnum else (False,))
         )
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
@@ -337,20 +347,19 @@ class GrammarDetector:
         done: list[_Sentence] = []
         self.stats["messages"] += len(texts)
         for i, text in enumerate(texts):
-            if not self._gate(text):
+            hits = self._gate(text)
+            if hits is None:
                 continue
             self.stats["gated_messages"] += 1
-            asked = self._requests(text)
-            sentences = self._sentences(i, text, asked)
+            sentences = self._sentences(i, text, hits, out[i])
             self.stats["sentences"] += len(sentences)
-            self._carry(text, sentences, asked, out[i])
             for s in sentences:
                 for v in s.values:
                     claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
-                    else:
-                        self._emit(text, s.qualified, v, claim, 0.0, out[i])
+                    elif not self._emit(text, s.qualified, v, claim, 0.0, out[i]):
+                        self._unclaim(s, v, claim, adjacent=True)
                 s.pending = [v for v in s.pending if self._could_fit(v, s.qualified)]
                 if s.pending and any(c.lists & self.grammar.entity_lists for c in s.cues):
                     to_parse.append(s)
@@ -366,55 +375,87 @@ class GrammarDetector:
         return out
 
     # -------------------------------------------------------------- steps
-    def _gate(self, text: str) -> bool:
+    def _gate(self, text: str) -> list[CueHit] | None:
+        """The cues of ``text`` if it may hold a value a rule takes, else None (most messages)."""
         if NUMBER_LIKE.search(text) is None:
-            return False
-        return self.grammar.gate_pattern.search(text) is not None or (
-            bool(self._masked_rules) and MASK_HINT.search(text) is not None
-        )
+            return None
+        hits = list(self.grammar.cues.scan(text))
+        if any(h.lists & self.grammar.gate_lists for h in hits) or (
+            self._masked_rules and MASK_HINT.search(text) is not None
+        ):
+            return hits
+        return None
 
-    def _sentences(self, index: int, text: str, asked: Mapping[int, _Cue]) -> list[_Sentence]:
+    def _sentences(self, index: int, text: str, hits: list[CueHit], out: list[Finding]) -> list[_Sentence]:
+        """The sentences with values to judge; replies to a request are judged here and left out.
+
+        A request asks for a fragment and gives none ("The last four of your SSN?"); a short
+        sentence with one number and no cue after it, on the same line or one of the next
+        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021.").
+        """
         g = self.grammar
-        out: list[_Sentence] = []
+        found: list[_Sentence] = []
+        request: tuple[int, _Request] | None = None  # the last request and its line
+        h = 0
         pos = 0
         for line_no, line in enumerate(text.split("\n")):
-            replies = any(n in asked for n in range(line_no - g.carry_lines, line_no))
+            if request is not None and line_no - request[0] > g.carry_lines:
+                request = None
             for start, end in _split(line):
                 s, e = pos + start, pos + end
-                if NUMBER_LIKE.search(text, s, e) is None:
+                while h < len(hits) and hits[h].start < s:
+                    h += 1
+                local = h
+                while local < len(hits) and hits[local].start < e:
+                    local += 1
+                mine = hits[h:local]
+                gated = any(c.lists & g.gate_lists for c in mine)
+                number = NUMBER_LIKE.search(text, s, e) is not None
+                masked = number and bool(self._masked_rules) and MASK_HINT.search(text, s, e) is not None
+                if not (gated or masked or (number and request is not None)):
                     continue
-                masked = bool(self._masked_rules) and MASK_HINT.search(text, s, e) is not None
-                if not replies and not masked and g.gate_pattern.search(text, s, e) is None:
+                question = text[s:e].rstrip().endswith("?")
+                if not number and not (
+                    g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine))
+                ):
                     continue
                 tokens = tokenize(text, s, e)
-                cues = self._cues(text, s, e, tokens)
+                cues = self._cues(mine, tokens)
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
-                vals = values(tokens, skip)
+                vals = values(tokens, skip, alnum=self._alnum) if number else []
                 if not vals:
+                    asked = self._asked(cues, question)
+                    if asked is not None and g.carry_lines:
+                        request = (line_no, asked)
                     continue
                 qualified = any(c.qualifier for c in cues)
-                out.append(_Sentence(index, line_no, tokens, cues, vals, qualified))
+                sentence = _Sentence(index, line_no, tokens, cues, vals, qualified)
+                if request is not None and self._reply(sentence):
+                    asked = request[1]
+                    self._emit(text, asked.fragment, vals[0], asked.cue, 0.1, out)
+                    continue
+                found.append(sentence)
             pos += len(line) + 1
-        return out
+        return found
 
-    def _cues(self, text: str, start: int, end: int, tokens: list[Token]) -> list[_Cue]:
+    def _cues(self, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:
         g = self.grammar
         found: list[_Cue] = []
         ti = 0
-        for m in g.cue_pattern.finditer(text, start, end):
-            lists = g.lists_of.get(normalise(m.group()), frozenset())
-            while ti < len(tokens) and tokens[ti].end <= m.start():
+        for hit in hits:
+            while ti < len(tokens) and tokens[ti].end <= hit.start:
                 ti += 1
             first = ti
             last = first
-            while last + 1 < len(tokens) and tokens[last + 1].start < m.end():
+            while last + 1 < len(tokens) and tokens[last + 1].start < hit.end:
                 last += 1
-            if first >= len(tokens) or lists & g.ignore:
-                # An ignored phrase still covers its tokens, so "zip" in "zip file" is no cue.
-                if first < len(tokens):
-                    found.append(_Cue(first, last, frozenset(), False))
+            if first >= len(tokens):
                 continue
-            found.append(_Cue(first, last, lists, bool(lists & g.qualifiers)))
+            if hit.lists & g.ignore:
+                # An ignored phrase still covers its tokens, so "zip" in "zip file" is no cue.
+                found.append(_Cue(first, last, frozenset(), False))
+                continue
+            found.append(_Cue(first, last, hit.lists, bool(hit.lists & g.qualifiers)))
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
         others = any(not c.qualifier and c.lists & g.entity_lists for c in found)
@@ -423,9 +464,36 @@ class GrammarDetector:
                 c.lists = c.lists - g.entity_lists
         return found
 
+    def _asked(self, cues: Sequence[_Cue], question: bool) -> _Request | None:
+        """What a sentence without a value asks for: "the last four of your SSN", "your zip?".
+
+        The entity cue nearest a qualifier names the entity ("last 4 of the phone number on the
+        account": the phone); a question without a qualifier asks for a whole value.
+        """
+        quals = [c for c in cues if c.qualifier]
+        named = [c for c in cues if c.lists & self.grammar.entity_lists and not c.qualifier]
+        named = named or [c for c in quals if c.lists & self.grammar.entity_lists]
+        if not named or not (quals or question):
+            return None
+        if not quals:
+            return _Request(named[0], False)
+        cue = min(named, key=lambda c: min(abs(c.first - q.first) for q in quals))
+        return _Request(cue, True)
+
+    def _reply(self, s: _Sentence) -> bool:
+        """A reply: short, with one number in it and no cue of its own."""
+        return not s.cues and len(s.tokens) <= self.grammar.carry_max_tokens and len(s.values) == 1
+
     def _adjacent(self, s: _Sentence, v: Value) -> _Cue | None:
         """The cue right before ``v``, with only link words, qualifiers and punctuation between."""
-        cue_at = {t: c for c in s.cues for t in range(c.first, c.last + 1)}
+        cue_at: dict[int, _Cue] = {}
+        claimers = self.grammar.entity_lists | self.grammar.blockers
+        for c in s.cues:
+            for t in range(c.first, c.last + 1):
+                # Two cues in one word ("phone_last_4"): the one that names something wins.
+                held = cue_at.get(t)
+                if held is None or not (held.lists & claimers) or c.lists & claimers:
+                    cue_at[t] = c
         i = v.first - 1
         while i >= 0:
             cue = cue_at.get(i)
@@ -457,9 +525,15 @@ class GrammarDetector:
                     return True
         return False
 
+    def _unclaim(self, s: _Sentence, v: Value, cue: _Cue, *, adjacent: bool) -> None:
+        """A value that its cue's rules do not take is free for the masked rules, unless a
+        blocker right before it claims it ("order •••• 4242")."""
+        if cue.lists & self.grammar.entity_lists or (v.masked and not adjacent):
+            s.unclaimed.append(v)
+
     def _could_fit(self, v: Value, qualified: bool) -> bool:
         """Whether some rule could take ``v`` at all: if none can, the parser is not asked."""
-        return (len(v.digits), v.spelled, qualified or v.masked) in self._fits
+        return (len(v.digits), v.spelled, qualified or v.masked, v.alnum) in self._fits
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
@@ -467,47 +541,6 @@ class GrammarDetector:
                 if shape.accepts(v, text, s.qualified):
                     out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
                     return
-
-    def _requests(self, text: str) -> dict[int, _Cue]:
-        """Lines that ask for a fragment ("the last four of your SSN?") and give no value."""
-        g = self.grammar
-        asked: dict[int, _Cue] = {}
-        if not g.carry_lines or "\n" not in text:
-            return asked
-        for line_no, line in enumerate(text.split("\n")):
-            if g.gate_pattern.search(line) is None:
-                continue
-            toks = tokenize(line)
-            cues = self._cues(line, 0, len(line), toks)
-            if not any(c.qualifier for c in cues):
-                continue
-            if values(toks, frozenset(t for c in cues for t in range(c.first, c.last + 1))):
-                continue
-            for c in cues:
-                if c.lists & g.entity_lists:
-                    asked[line_no] = c
-        return asked
-
-    def _carry(
-        self, text: str, sentences: list[_Sentence], asked: Mapping[int, _Cue], out: list[Finding]
-    ) -> None:
-        """A fragment on a short line right after a request for it: "Is 0297 enough?"."""
-        g = self.grammar
-        if not asked:
-            return
-        for s in sentences:
-            # A reply: short, with one number in it and no cue of its own.
-            if s.cues or len(s.tokens) > g.carry_max_tokens or len(s.values) != 1:
-                continue
-            cue = next(
-                (asked[n] for n in range(s.line - 1, s.line - 1 - g.carry_lines, -1) if n in asked),
-                None,
-            )
-            if cue is None:
-                continue
-            for v in s.values:
-                self._emit(text, True, v, cue, 0.1, out)
-            s.values = []
 
     def _parse(self, texts: Sequence[str], sentences: list[_Sentence], out: list[list[Finding]]) -> None:
         from spacy.tokens import Doc
@@ -539,7 +572,8 @@ class GrammarDetector:
                     if best is None or key < best:
                         best, claim = key, c
                 if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                    self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index])
+                    if not self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index]):
+                        self._unclaim(s, v, claim, adjacent=False)
                 else:
                     s.unclaimed.append(v)
 
@@ -568,7 +602,7 @@ def _layout(text: str, s: _Sentence) -> tuple[list[str], list[bool], list[int]]:
         if v is not None:
             for t in range(v.first, v.last + 1):
                 index[t] = len(words)
-            words.append(v.digits)
+            words.append(text[v.start : v.end] if v.alnum else v.digits)
             spaces.append(s.tokens[v.last].space)
             i = v.last + 1
             continue

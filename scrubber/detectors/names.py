@@ -8,6 +8,7 @@ devset this finds more names, far fewer false ones, and costs a few regular expr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import regex
 
 from scrubber import rulefile
+from scrubber.detectors.cues import with_slips
 from scrubber.detectors.patterns import RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
@@ -26,25 +28,39 @@ _LISTS = (
     "intros",
     "loose_intros",
     "intro_followers",
+    "talk_intros",
+    "talk_followers",
     "fields",
+    "list_fields",
     "relations",
     "record_cues",
     "particles",
     "not_names",
+    "org_words",
     "ambiguous",
 )
+# Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
+# (one letter left out or two swapped, in words of five letters or more) count too.
+_SLIPPED = ("greetings", "closings", "intros", "loose_intros", "talk_intros", "fields", "relations")
 SCORE = 0.85
-# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc"; never all capitals.
-_CASED = r"(?:\p{Lu}['’])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "al-Rashid", "d'Souza";
+# never all capitals.
+_CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
 # The same on a line typed without capitals.
 _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
+# Initials before or inside a name: "J. Smith", "John F. Kennedy", "J.R.R. Tolkien".
+_INITIALS = r"\p{Lu}\.(?:[ \t]?\p{Lu}\.)*"
+# The end of a line, "\r\n" or "\n" (the SMTP relay hands over bodies with CRLF).
+_EOL = r"[ \t]*\r?$"
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
-_OPEN_ENDED = frozenset({"intro", "relation", "title"})
+_OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 _NAME_WORD = regex.compile(r"[^\s]+")
 _SQL = regex.compile(
     r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
 )
 _SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
+# A signature block's delimiter line ("-- ") stands where a closing would.
+_SIG_DASHES = ("--", "—", "–")
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -57,7 +73,7 @@ def _alternation(words: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class NameLexicon:
-    """The compiled contexts: each pattern has a group ``n`` that is the name."""
+    """The compiled contexts: each pattern has a group ``n`` (or several) that is the name."""
 
     cased: tuple[tuple[str, regex.Pattern[str]], ...]
     lower: tuple[tuple[str, regex.Pattern[str]], ...]
@@ -65,10 +81,11 @@ class NameLexicon:
     name_line: regex.Pattern[str]
     field_keys: regex.Pattern[str]
     not_names: frozenset[str]
+    org_words: frozenset[str]
     ambiguous: frozenset[str]
     # One pass over the lower-cased message finds the words that can start a context; only
     # the contexts whose words are there run (most messages have none).
-    trigger: regex.Pattern[str]
+    trigger: re.Pattern[str]
     contexts_of: Mapping[str, frozenset[str]]
 
 
@@ -88,36 +105,55 @@ def load_names(path: Path) -> NameLexicon:
         ):
             raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
         w[key] = [x.strip().lower() for x in words]
+    for key in _SLIPPED:
+        w[key] = sorted(with_slips(w[key]))
     alt = {k: _alternation(v) for k, v in w.items()}
+    title = rf"(?:{_title(w['titles'])})\.?[ \t]+"
 
     # Words that are never names are dropped after matching (NameDetector._trim): a look-ahead
     # for each of them at every name word would cost more than all the rest.
-    def name(word: str, most: int = 4, least: int = 1) -> str:
-        one = word
-        return rf"(?P<n>{one}(?:[ \t]+(?:{alt['particles']}[ \t]+)?{one}){{{least - 1},{most - 1}}})"
+    def name(word: str, most: int = 4, least: int = 1, *, lead: bool = False) -> str:
+        # After a title a name may start with its particles ("Dear Mr. van der Berg").
+        first = rf"(?:(?:{alt['particles']})[ \t]+){{0,2}}" if lead else ""
+        gap = rf"[ \t]+(?:(?:{alt['particles']}|{_INITIALS})[ \t]+){{0,2}}"
+        return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}})"
+
+    def titled(word: str, most: int = 4) -> str:
+        """A name, or a title and a name (the title not part of it)."""
+        return rf"(?:{title}{name(word, most, lead=True)}|{name(word, most)})"
 
     def build(word: str, lower_line: bool) -> tuple[tuple[str, regex.Pattern[str]], ...]:
         end = r"(?![\p{L}'’-])"
+        # More names in the same slot: "cc: Hiroshi Tanaka, Maria Lopez", "Hi Jane and Tom,".
+        also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
+        listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
         contexts = {
             "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{name(word)}{end}",
+            "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
-            rf"{name(word)}{end}",
+            rf"{titled(word)}{end}(?:{also}{end})?",
             "relation": rf"(?i:\b(?:my|our|his|her|their)\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
             "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
             + r")[ \t]+"
             rf"(?i:{alt['record_cues']})\b",
         }
-        if not lower_line:
+        if lower_line:
+            contexts["talk"] = (
+                rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}"
+                rf"(?=[ \t]*(?:[?.!,;]|\r?$)|[ \t]+(?:{alt['talk_followers']}))"
+            )
+        else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
-                rf"(?:(?i:{alt['titles']})\.?[ \t]+)?{name(word, 3)}"
-                rf"(?=[ \t]*(?:[,!:\n.]|$)|[ \t]+(?i:this|it's|here)\b)",
-                "title": rf"(?<![\w.])(?:{_title(w['titles'])})\.?[ \t]+{name(word, 2)}{end}",
-                "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{name(word, 3)}"
+                rf"{titled(word, 3)}(?:{also})?"
+                rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?i:this|it's|here)\b)",
+                "title": rf"(?<![\w.]){title}{name(word, 2, lead=True)}{end}",
+                "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{titled(word, 3)}"
                 rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
                 "display": rf"(?:^|(?<=[\s:,\"']))\"?{name(word)}\"?[ \t]*<[^<>\s@]+@",
-                "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*,[ \t]+{name(word, 3)}[ \t]*$",
+                "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
+                rf"{name(word, 3)}[.!]?{_EOL}",
             }
         return tuple((k, regex.compile(v, regex.MULTILINE)) for k, v in contexts.items())
 
@@ -129,7 +165,9 @@ def load_names(path: Path) -> NameLexicon:
         "sign_same_line": ("closings",),
         "intro": ("intros",),
         "loose_intro": ("loose_intros",),
+        "talk": ("talk_intros",),
         "field": ("fields",),
+        "list_field": ("list_fields",),
         "relation": ("relations",),
         "record": ("record_cues",),
     }
@@ -140,18 +178,24 @@ def load_names(path: Path) -> NameLexicon:
                 for part in regex.split(r"[\s_-]+", phrase):
                     if part:
                         words_of.setdefault(part, set()).add(context)
+    dashes = "|".join(regex.escape(d) for d in _SIG_DASHES)
     try:
         lex = NameLexicon(
             cased=build(_CASED, False),
             lower=build(_LOWER, True),
-            closing=regex.compile(rf"^[>\s]*(?i:{alt['closings']})[ \t]*[,.!]*[ \t]*$", regex.MULTILINE),
-            name_line=regex.compile(rf"[>\s]*{name(_CASED)}[ \t]*"),
+            closing=regex.compile(
+                rf"^[>\s]*(?:(?i:{alt['closings']})[ \t]*[,.!]*|(?:{dashes})[ \t]?){_EOL}", regex.MULTILINE
+            ),
+            name_line=regex.compile(rf"[>\s]*{name(_CASED)}[ \t\r]*"),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
-            not_names=frozenset(w["not_names"]),
+            # A title is never the name it stands before ("Dear Mr. ...").
+            not_names=frozenset(w["not_names"]) | frozenset(w["titles"]),
+            org_words=frozenset(w["org_words"]),
             ambiguous=frozenset(w["ambiguous"]),
-            trigger=regex.compile(
+            # Literal words only: the standard library's engine, far faster here than ``regex``.
+            trigger=re.compile(
                 r"(?<![a-z])(?:"
-                + "|".join(regex.escape(x) for x in sorted(words_of, key=len, reverse=True))
+                + "|".join(re.escape(x) for x in sorted(words_of, key=len, reverse=True))
                 + r")(?![a-z])"
             ),
             contexts_of={k: frozenset(v) for k, v in words_of.items()},
@@ -197,9 +241,15 @@ class NameDetector:
                 yield start, cut, how
 
     def _trim(self, text: str, start: int, end: int) -> int:
-        """End of the name once a word that is never a name cuts it short (start: no name)."""
+        """End of the name once a word that is never a name cuts it short (start: no name).
+
+        A company's word ("Apple Support") means the words before it were no person's name.
+        """
         for m in _NAME_WORD.finditer(text, start, end):
-            if m.group().lower().rstrip(".") in self.lex.not_names:
+            word = m.group().lower().rstrip(".!,;:")
+            if word in self.lex.org_words:
+                return start
+            if word in self.lex.not_names:
                 return max(start, len(text[: m.start()].rstrip(" \t")))
         return end
 
@@ -209,18 +259,22 @@ class NameDetector:
         wanted = {c for word in self.lex.trigger.findall(low) for c in self.lex.contexts_of[word]}
         if "@" in text and "<" in text:
             wanted.add("display")
+        if any(d in text for d in _SIG_DASHES):
+            wanted.add("closing")
         for how, pattern in self.lex.cased:
             if how not in wanted:
                 continue
             for m in pattern.finditer(text, timeout=t):
-                yield m.start("n"), m.end("n"), how
+                for s, e in m.spans("n"):
+                    yield s, e, how
         lower_lines = any(line.islower() for line in text.split("\n"))
         for how, pattern in self.lex.lower if lower_lines else ():
             if how not in wanted:
                 continue
             for m in pattern.finditer(text, timeout=t):
-                if _line(text, m.start("n")).islower():
-                    yield m.start("n"), m.end("n"), how
+                for s, e in m.spans("n"):
+                    if _line(text, s).islower():
+                        yield s, e, how
         if "closing" not in wanted:
             yield from self._sql(text, low)
             return
@@ -280,7 +334,7 @@ def _next_line(text: str, pos: int) -> tuple[int, int] | None:
         start += 1
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        if text[start:end].strip(" \t>"):
+        if text[start:end].strip(" \t\r>"):
             return start, end
         pos = end
     return None

@@ -27,6 +27,8 @@ _NUMBER = regex.compile(r"\+?\(?\d[\d().\-/]*")
 _MASKED = regex.compile(r"[•*xX#…·\-]*[•*xX#…·][\-\s]?(?P<d>\d{2,})")
 _MASK = regex.compile(r"[•*xX#…·\-]{3,}|…")
 _EXT = frozenset({"ext", "ext.", "extension", "x"})
+# A word of letters and digits, both, at least five characters: an identifier ("D1234567").
+_ALNUM = regex.compile(r"(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?<=.{5})")
 
 SPELLED: dict[str, str] = {
     "zero": "0",
@@ -109,6 +111,7 @@ class Value:
     spelled: bool
     masked: bool
     ext: str = ""
+    alnum: bool = False  # letters and digits in one word: "D1234567"; ``digits`` holds its digits
 
 
 def _number(tok: Token) -> str | None:
@@ -123,8 +126,13 @@ def _number(tok: Token) -> str | None:
     return None
 
 
-def values(tokens: Sequence[Token], skip: frozenset[int] = frozenset()) -> list[Value]:
-    """Number-like runs: "1 4 2 6 5", "123 45 6789", "five one three, six four nine", "•••• 4258"."""
+def values(
+    tokens: Sequence[Token], skip: frozenset[int] = frozenset(), *, alnum: bool = False
+) -> list[Value]:
+    """Number-like runs: "1 4 2 6 5", "123 45 6789", "five one three, six four nine", "•••• 4258".
+
+    With ``alnum``, a word of letters and digits ("D1234567", "W425-123-45") is a value too.
+    """
     out: list[Value] = []
     i, n = 0, len(tokens)
     while i < n:
@@ -178,5 +186,8 @@ def values(tokens: Sequence[Token], skip: frozenset[int] = frozenset()) -> list[
                 out.append(Value(i, j, tokens[i].start, tokens[j].end, digits, True, False))
             i = j + 1
             continue
+        if alnum and not masked and _ALNUM.fullmatch(tok.text):
+            digits = "".join(c for c in tok.text if c.isdigit())
+            out.append(Value(i, i, tok.start, tok.end, digits, False, False, alnum=True))
         i = first + 1 if not masked else i + 1
     return out

@@ -1,0 +1,57 @@
+"""STREET_ADDRESS in formats the grammar was not written from: CRLF lines, other street
+types, lower case after a (mistyped) cue, units; and look-alikes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scrubber import rulefile
+from scrubber.detectors.addresses import AddressDetector, load_address_grammar
+
+
+@pytest.fixture(scope="module")
+def detector() -> AddressDetector:
+    return AddressDetector(load_address_grammar(rulefile.grammar_dir() / "addresses.yaml"))
+
+
+POSITIVE = [
+    "Ship to:\r\n[[4021 Juniper Crest]]\r\nBoise, ID\r\n",
+    "Return address: [[18 Harbour Quay, Unit 12]], Dublin",
+    "we moved to [[7 Willow Bend]] last spring",
+    "my adress is [[55 elm street]] near the park",
+    "my adress is [[55 elm street, Apt 4]]",
+    "pls deliver to [[902 w cypress ave]] before noon",
+    "Shiping adress: [[1130 Old Mill Rd, Unit 3]]",
+    "INFO geocode street=[[77 Esplanade Rd]] city=Gore",
+    "[[2215 Cedar Creek Trace]]\r\nAustin, TX 78744",
+    "She lives at [[31 Rue Morgue Lane]] in town",
+    "Billing: [[600 NE Alder Vale]]; shipping: [[14 Kings Mews]]",
+    "[[Apartment 9, 14 Thornton Villas]] is the new place",
+    "I'm at [[88 mission street]] till 6",
+]
+
+
+@pytest.mark.parametrize("marked", POSITIVE)
+def test_addresses_in_new_formats(detector: AddressDetector, marked: str) -> None:
+    text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
+    want = re.findall(r"\[\[(.+?)\]\]", marked)
+    assert [text[f.start : f.end] for f in detector.detect(text)] == want
+
+
+NEGATIVE = [
+    "we need 2 Day Passes for the event",
+    "I bought 3 Apple Orchard tickets",
+    "the 2 Summit keynotes were recorded",
+    "Version 3 Release Notes are out",
+    "send 4 copies to the Main Street branch",
+    "we drove 300 miles down the coast road",
+    "Terminal 2 Gate B12 at 14:35",
+    "I have 2 dogs and a long drive home",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_look_alikes_are_left_alone(detector: AddressDetector, text: str) -> None:
+    assert [text[f.start : f.end] for f in detector.detect(text)] == []
