@@ -21,6 +21,8 @@ from scrubber.rulefile import RuleError
 # Slips forgiven in cue words of at least this many letters: one letter left out or two
 # neighbours swapped (never the first letter). Any letter may also be typed twice.
 TYPO_MIN_LETTERS = 5
+# How many distinct matched spellings a CueIndex remembers (bounded: input is untrusted).
+SEEN_MAX = 4096
 _SEP = " "
 
 
@@ -217,6 +219,8 @@ class CueIndex:
                     variants.add(v)
                     owners.setdefault(_key(v), set()).add(name)
         self._owners = {k: frozenset(v) for k, v in owners.items()}
+        # Matched spellings already looked up; a message repeats the same few.
+        self._seen: dict[str, frozenset[str]] = {}
         self.lists = frozenset(lists)
         body = _trie_pattern(variants) if variants else r"(?!)"
         self._pattern = re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])")
@@ -230,8 +234,14 @@ class CueIndex:
         same = len(lower) == len(text)
         matches = self._pattern.finditer(lower) if same else self._folding.finditer(text)
         hits = []
+        seen = self._seen
         for m in matches:
-            lists = self._owners.get(_key(m.group()))
+            word = m.group()
+            lists = seen.get(word)
+            if lists is None:
+                lists = self._owners.get(_key(word), frozenset())
+                if len(seen) < SEEN_MAX:
+                    seen[word] = lists
             if lists:
                 hits.append(CueHit(m.start(), m.end(), lists))
         return CueHits(hits)
