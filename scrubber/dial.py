@@ -64,7 +64,9 @@ class Policy:
     that are never masked, compared without regard to case (the company's own support address,
     say), or, prefixed with ``re:``, patterns a whole value must match; ``operators`` picks
     the replacement per entity, ``default_operator`` for the rest. ``hmac_key`` is required by the
-    ``hash`` operator and never leaves the process.
+    ``hash`` operator and never leaves the process. ``documentation_ips`` also masks addresses
+    of the documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32),
+    which are examples in manuals and tests rather than anyone's address.
     """
 
     level: int = MAX_LEVEL
@@ -75,6 +77,7 @@ class Policy:
     default_operator: OperatorSpec = OperatorSpec()
     hmac_key: bytes | None = field(default=None, repr=False)
     min_score: float = 0.5
+    documentation_ips: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.level <= MAX_LEVEL:
@@ -124,4 +127,5 @@ class Policy:
             default_operator=self.default_operator,
             hmac_key=self.hmac_key,
             min_score=self.min_score,
+            documentation_ips=self.documentation_ips,
         )

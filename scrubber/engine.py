@@ -13,6 +13,7 @@ import regex
 
 from scrubber.detectors import BatchDetector, Detector
 from scrubber.detectors.patterns import RegexTimeout
+from scrubber.detectors.validators import documentation_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import replacement
@@ -131,6 +132,11 @@ class Scrubber:
             and f.score >= policy.min_score
             and 0 <= f.start < f.end <= len(text)
             and not self._allowed(text[f.start : f.end])
+            and (
+                f.entity != "IP_ADDRESS"
+                or policy.documentation_ips
+                or not documentation_ip(text[f.start : f.end])
+            )
         ]
         if not kept:
             return ScrubResult(text, ())

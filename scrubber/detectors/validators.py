@@ -207,7 +207,7 @@ def ipv4(value: str) -> int:
         addr = ipaddress.IPv4Address(value)
     except ValueError:
         return 0
-    if not _public_ip(addr) or any(addr in n for n in _DOC_V4) or addr.is_link_local:
+    if not _public_ip(addr) or addr.is_link_local:
         return 0
     octets = addr.packed
     # "2.4.1.0" is a version far more often than a host; x.x.x.0 and .255 are rarely a client.
@@ -223,9 +223,23 @@ def ipv6(value: str) -> int:
         addr = ipaddress.IPv6Address(value)
     except ValueError:
         return 0
-    if not _public_ip(addr) or addr in _DOC_V6 or addr.is_link_local:
+    if not _public_ip(addr) or addr.is_link_local:
         return 0
     return len(value)
+
+
+def documentation_ip(value: str) -> bool:
+    """Whether ``value`` is an address of a documentation range (RFC 5737, RFC 3849).
+
+    Such addresses are examples, not anyone's; a policy decides whether to mask them.
+    """
+    try:
+        addr = ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    if isinstance(addr, ipaddress.IPv4Address):
+        return any(addr in n for n in _DOC_V4)
+    return addr in _DOC_V6
 
 
 _MONTHS = {

@@ -162,3 +162,11 @@ def test_repeats_in_long_texts_are_found_through_the_word_index(monkeypatch: pyt
     by_index = scrubber.scrub(text)
     assert by_find == by_index
     assert len(by_index.findings) == 600  # the "...x" copies touch a letter: another token
+
+
+def test_documentation_addresses_are_masked_only_when_the_policy_says_so() -> None:
+    text = "client 203.0.113.9 and 2001:db8::42:1 and 81.2.69.160"
+    assert at_level(7).scrub(text).text == "client 203.0.113.9 and 2001:db8::42:1 and [IP_ADDRESS]"
+    policy = Policy(documentation_ips=True)
+    assert Scrubber(policy).scrub(text).text == "client [IP_ADDRESS] and [IP_ADDRESS] and [IP_ADDRESS]"
+    assert policy.with_level(3).documentation_ips
