@@ -22,6 +22,7 @@ import functools
 import json
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,6 +73,7 @@ POLL_MS = 100
 FETCH_WAIT_MS = 50
 PROBE_SECONDS = 1.0
 FIRST_BACKOFF = 0.2
+MIN_HEALTHY_SECONDS = 10.0  # a session that ran this long resets the backoff
 
 log = structlog.get_logger("scrubber.kafka")
 
@@ -207,7 +209,15 @@ _CHILD_ROUTES: list[RouteScrubber] = []
 
 
 def _child_init(settings: Settings, make_scrubber: ScrubberFactory) -> None:
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     _CHILD_ROUTES[:] = build_route_scrubbers(settings, make_scrubber)
+
+
+def _exit_with_parent(parent: int) -> None:
+    # A pool worker waits for work forever; if the proxy was killed (kill -9), nobody tells it.
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _child_run(index: int, items: Items, budget: float) -> list[Outcome]:
@@ -633,7 +643,8 @@ class KafkaProxy:
                 log.warning("kafka_stop_timed_out")
                 self._task.cancel()
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            # Wait (off the loop) for the slice in progress, so that no worker process outlives us.
+            await asyncio.to_thread(self._executor.shutdown, True, cancel_futures=True)
             self._executor = None
         log.info("kafka_proxy_stopped")
 
@@ -678,9 +689,10 @@ class KafkaProxy:
                 await session.close(clean)
             if clean:
                 break
+            # A session that lasted is a recovery, not a crash loop: start the backoff over.
+            if time.monotonic() - opened > max(self.kafka.retry_backoff_max, MIN_HEALTHY_SECONDS):
+                backoff = FIRST_BACKOFF
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), backoff)
-            # A session that lasted is a recovery, not a crash loop: start the backoff over.
-            lasted = time.monotonic() - opened > self.kafka.retry_backoff_max
-            backoff = FIRST_BACKOFF if lasted else min(backoff * 2, self.kafka.retry_backoff_max)
+            backoff = min(backoff * 2, self.kafka.retry_backoff_max)
         self._session = None

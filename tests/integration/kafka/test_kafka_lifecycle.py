@@ -117,3 +117,24 @@ async def test_stop_drains_and_commits_exactly_what_was_forwarded(bootstrap: str
     assert [r.value for r in forwarded] == [
         f"{i} call me at [EMAIL_ADDRESS]".encode() for i in range(len(forwarded))
     ]
+
+
+@pytest.mark.parametrize("mode", ["exactly_once", "idempotent"])
+async def test_without_broker_support_the_stronger_modes_forward_nothing(bootstrap: str, mode: str) -> None:
+    """Tansu refuses InitProducerId to aiokafka: the proxy must stay unready, not fall back."""
+    raw, clean = unique("eos"), unique("eos-c")
+    await create_topics(bootstrap, [raw, clean])
+    await produce(bootstrap, raw, [b"mail a@b.org"])
+    s = settings(bootstrap, [{"in": raw, "out": clean}], retry_backoff_max=0.5, **{mode: True})
+    assert s.kafka is not None
+    async with running(s) as proxy:
+        for _ in range(20):
+            assert not proxy.ready()
+            await asyncio.sleep(0.1)
+    assert await read_until(bootstrap, clean, lambda rs: False, timeout=0.5) == []
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=s.kafka.group_id)
+    await consumer.start()
+    try:
+        assert await consumer.committed(TopicPartition(raw, 0)) is None
+    finally:
+        await consumer.stop()
