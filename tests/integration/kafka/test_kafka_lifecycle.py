@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
+import sys
+import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from kafka_helpers import create_topics, produce, read, read_until, running, settings, unique, wait_ready
+from prometheus_client import REGISTRY
 
 from scrubber.kafka import KafkaProxy
 from tests.conftest import free_port, stop_process, tansu_binary, wait_for_port
 
 
 class Broker:
-    """A Tansu broker of this test's own, on a fixed port, that can be killed and started again."""
+    """A Tansu broker of this test's own, on a fixed port, that can be killed and started again.
 
-    def __init__(self, log: Path) -> None:
+    ``s3`` (an S3 endpoint) makes it keep topics, records and offsets across restarts."""
+
+    def __init__(self, log: Path, s3: str | None = None) -> None:
         self.port = free_port()
         self.log = log
+        self.s3 = s3
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -29,12 +37,19 @@ class Broker:
 
     def start(self) -> None:
         url = f"tcp://127.0.0.1:{self.port}"
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url],
-                stdout=log,
-                stderr=subprocess.STDOUT,
+        cmd = [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url]
+        env = dict(os.environ)
+        if self.s3 is not None:
+            cmd += ["--storage-engine", "s3://tansu/"]
+            env.update(
+                AWS_ACCESS_KEY_ID="test",
+                AWS_SECRET_ACCESS_KEY="test",
+                AWS_DEFAULT_REGION="us-east-1",
+                AWS_ENDPOINT=self.s3,
+                AWS_ALLOW_HTTP="true",
             )
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         wait_for_port(self.port, self.proc)
 
     def kill(self) -> None:
@@ -54,6 +69,25 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         yield b
     finally:
         b.stop()
+
+
+@pytest.fixture
+def durable_broker(tmp_path: Path) -> Iterator[Broker]:
+    """A broker whose storage (moto's S3 server, in memory) outlives the broker process."""
+    port = free_port()
+    moto = subprocess.Popen(
+        [str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    b = Broker(tmp_path / "tansu.log", s3=f"http://127.0.0.1:{port}")
+    try:
+        wait_for_port(port, moto)
+        urllib.request.urlopen(urllib.request.Request(f"{b.s3}/tansu", method="PUT"), timeout=10).close()
+        yield b
+    finally:
+        b.stop()
+        stop_process(moto)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -100,10 +134,21 @@ async def test_stop_drains_and_commits_exactly_what_was_forwarded(bootstrap: str
     await create_topics(bootstrap, [raw, clean])
     n = 3000
     await produce(bootstrap, raw, [f"{i} call me at x{i}@example.com".encode() for i in range(n)])
-    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, batch_size=50)
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, batch_size=50, max_in_flight=100)
     assert s.kafka is not None
+    in_flight: list[float] = []
+
+    async def sample() -> None:
+        while True:
+            in_flight.append(REGISTRY.get_sample_value("scrubber_kafka_in_flight") or 0.0)
+            await asyncio.sleep(0.005)
+
     async with running(s):
+        sampler = asyncio.create_task(sample())
         await read(bootstrap, clean, 100)  # mid-stream
+        sampler.cancel()
+    # Backpressure: no more than max_in_flight records (plus one batch) consumed and not committed.
+    assert 0 < max(in_flight) < 100 + 50
     forwarded = await read_until(bootstrap, clean, lambda rs: False, timeout=1.0)
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=s.kafka.group_id)
     await consumer.start()
@@ -136,5 +181,44 @@ async def test_without_broker_support_the_stronger_modes_forward_nothing(bootstr
     await consumer.start()
     try:
         assert await consumer.committed(TopicPartition(raw, 0)) is None
+    finally:
+        await consumer.stop()
+
+
+async def test_a_broker_restart_mid_stream_resumes_at_the_committed_offsets(durable_broker: Broker) -> None:
+    b = durable_broker
+    b.start()
+    raw, clean = unique("dur"), unique("dur-c")
+    s = settings(b.bootstrap, [{"in": raw, "out": clean}], level=3, retry_backoff_max=0.5)
+    assert s.kafka is not None
+    await create_topics(b.bootstrap, [raw, clean, s.kafka.quarantine_topic], partitions=2)
+    n = 1200
+    for p in (0, 1):
+        ids = range(p, n, 2)
+        values = [f"rec {i} mail u{i}@example.com".encode() for i in ids]
+        await produce(b.bootstrap, raw, values, keys=[str(i).encode() for i in ids], partition=p)
+    proxy = KafkaProxy(s)
+    await proxy.start()
+    try:
+        await read(b.bootstrap, clean, 200)
+        b.kill()  # mid-stream
+        await until(lambda: not proxy.ready())
+        b.start()
+        await wait_ready(proxy, timeout=60)
+        out = await read_until(b.bootstrap, clean, lambda rs: len({r.key for r in rs}) >= n, timeout=120)
+    finally:
+        await proxy.stop()
+    seen = Counter(int(r.key or b"-1") for r in out)
+    assert sorted(seen) == list(range(n))  # nothing skipped
+    for r in out:
+        i = int(r.key or b"-1")
+        assert r.value == f"rec {i} mail [EMAIL_ADDRESS]".encode()
+        assert r.partition == i % 2
+    print(f"broker restart: {n} records, {sum(seen.values()) - n} duplicates")
+    consumer = AIOKafkaConsumer(bootstrap_servers=b.bootstrap, group_id=s.kafka.group_id)
+    await consumer.start()
+    try:
+        for p in (0, 1):
+            assert await consumer.committed(TopicPartition(raw, p)) == n // 2
     finally:
         await consumer.stop()
