@@ -38,7 +38,7 @@ from scrubber.config import ConfigError, KafkaRoute, LimitsConfig, Settings
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.findings import Finding
-from scrubber.formats import Format, FormatError
+from scrubber.formats import Document, Format, FormatError
 from scrubber.formats.json import JsonFormat
 from scrubber.formats.text import TextFormat
 from scrubber.observability import (
@@ -101,7 +101,7 @@ class Outcome:
 
 @dataclass(slots=True)
 class _Parsed:
-    doc: Any  # a formats.Document, or None for a tombstone (no value)
+    doc: Document | None  # None for a tombstone (a record without a value)
     key_text: str | None
     units: list[str]
 
@@ -152,7 +152,7 @@ class RouteScrubber:
         t0 = time.perf_counter()
         try:
             flat = self.scrubber.scrub_many([u for p in todo for u in p.units])
-        except ScrubError:
+        except Exception:  # a ScrubError, or a detector failing on some input
             flat = None  # find the record(s) at fault one by one below
         share = (time.perf_counter() - t0) / max(1, len(todo))
         out: list[Outcome] = []
@@ -171,8 +171,14 @@ class RouteScrubber:
                 except ScrubError as exc:
                     out.append(Outcome(reason=exc.reason))
                     continue
+                except Exception:  # a detector bug must hold the record back, not stall the partition
+                    out.append(Outcome(reason="detector_error"))
+                    continue
                 share = time.perf_counter() - t1
-            out.append(self._outcome(p, results, key, share))
+            try:
+                out.append(self._outcome(p, results, key, share))
+            except Exception:
+                out.append(Outcome(reason="render_error"))
         return out
 
     @staticmethod

@@ -11,6 +11,7 @@ from scrubber import config
 from scrubber.config import ConfigError, KafkaRoute
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
+from scrubber.findings import Finding
 from scrubber.kafka import Outcome, RouteScrubber, client_security
 
 SSN = "524-59-3318"
@@ -135,3 +136,25 @@ def test_kafka_settings_and_their_environment_overrides() -> None:
         False,
         0,
     )
+
+
+class Fragile:
+    """A detector with a bug that only some input triggers."""
+
+    name = "fragile"
+    entities = frozenset({"US_SSN"})
+
+    def detect(self, text: str) -> list[Finding]:
+        if "boom" in text:
+            raise IndexError("detector bug")
+        return []
+
+
+def test_a_detector_failure_holds_back_only_that_record() -> None:
+    rs = RouteScrubber(route(), Scrubber(Policy(level=3), detectors=[Fragile()]), max_bytes=1000)
+    out = rs.run([(b"fine", None), (b"boom", None), (b"also fine", None)], budget=10)
+    assert [(o.reason, o.value) for o in out] == [
+        (None, b"fine"),
+        ("detector_error", None),
+        (None, b"also fine"),
+    ]
