@@ -94,6 +94,20 @@ def test_envelope_passes_unchanged(relay: RelayRunner, smtp_sink: SmtpSink) -> N
     ]
 
 
+@pytest.mark.parametrize("scrub_processes", [0, 2])
+def test_lines_starting_with_a_dot_arrive_intact(
+    scrub_processes: int, start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    relay = start_relay(upstream={"port": smtp_sink.port}, scrub_processes=scrub_processes)
+    token = marker()
+    body = ".starts with a dot\r\n..two dots\r\n.\r\nnot the end above\r\nend.\r\n"
+    send(relay, tagged(f"Subject: dots\r\n\r\n{body}".encode(), token))
+    assert (
+        find(smtp_sink, token).get_content().replace("\r\n", "\n").strip()
+        == body.replace("\r\n", "\n").strip()
+    )
+
+
 def test_8bitmime_body_is_relayed(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
     token = marker()
     data = tagged((EML / "generated" / "04-cp1252-8bit.eml").read_bytes(), token)
