@@ -298,6 +298,7 @@ class _Session:
         self.lock = asyncio.Lock()
         self.partitions: dict[str, int] = {}
         self.failure: BaseException | None = None
+        self.revoking = False
         self.healthy = False
         self.last_commit = 0.0
 
@@ -396,10 +397,18 @@ class _Session:
     async def process(self, batch: Mapping[TopicPartition, list[Any]]) -> None:
         assert self.consumer is not None and self.producer is not None
         owned = self.consumer.assignment()
-        work = [(tp, records) for tp, records in batch.items() if tp in owned and records]
+        todo = [(tp, records) for tp, records in batch.items() if tp in owned and records]
         results = await asyncio.gather(
-            *(self.proxy.transform(self.proxy.route_index[tp.topic], records) for tp, records in work)
+            *(
+                self.proxy.transform(self.proxy.route_index[tp.topic], records, lambda: self.revoking)
+                for tp, records in todo
+            )
         )
+        # A rebalance cuts a batch short: what was scrubbed is sent and committed, the rest is
+        # left uncommitted for the partition's next owner (which may be this process again).
+        work = [(tp, records[: len(outcomes)]) for (tp, records), outcomes in zip(todo, results, strict=True)]
+        work = [(tp, records) for tp, records in work if records]
+        results = [r for r in results if r]
         if self.cfg.exactly_once:
             await self.process_in_transaction(work, results)
             return
@@ -558,7 +567,9 @@ class _Session:
 
     async def revoked(self, revoked: set[TopicPartition]) -> None:
         """Rebalance: finish and commit what was sent for ``revoked``; drop the rest uncommitted."""
+        self.revoking = True  # the batch in progress stops after its current slice
         async with self.lock:
+            self.revoking = False
             try:
                 await asyncio.wait_for(self.commit(wait=True, only=revoked), self.cfg.drain_timeout)
             except Exception as exc:  # the pump re-raises it and the session restarts
@@ -659,13 +670,14 @@ class KafkaProxy:
         return s is not None and s.healthy and s.failure is None and not self._stopping.is_set()
 
     # ------------------------------------------------------------------ internals
-    async def transform(self, index: int, records: Sequence[Any]) -> list[Outcome]:
-        """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time."""
+    async def transform(self, index: int, records: Sequence[Any], abort: Callable[[], bool]) -> list[Outcome]:
+        """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time;
+        the outcomes of a prefix if ``abort()`` turns true between slices."""
         assert self._executor is not None
         loop = asyncio.get_running_loop()
         items = [(r.value, r.key) for r in records]
         out: list[Outcome] = []
-        while len(out) < len(items):
+        while len(out) < len(items) and not abort():
             rest = items[len(out) :]
             if self._local:
                 call = functools.partial(self._local[index].run, rest, self.budget)
