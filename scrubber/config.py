@@ -45,6 +45,7 @@ class PolicyConfig:
     hmac_key_env: str | None = None
     hmac_key_file: str | None = None
     min_score: float = 0.5
+    documentation_ips: bool = False
 
     def hmac_key(self) -> bytes | None:
         if self.hmac_key_env:
@@ -78,6 +79,7 @@ class PolicyConfig:
                 default_operator=OperatorSpec(self.default_operator),
                 hmac_key=self.hmac_key(),
                 min_score=self.min_score,
+                documentation_ips=self.documentation_ips,
             )
         except PolicyError as exc:
             raise ConfigError(str(exc)) from exc
@@ -318,6 +320,7 @@ def _policy(r: _Reader) -> PolicyConfig:
         hmac_key_env=r.get("hmac_key_env", str, None),
         hmac_key_file=r.get("hmac_key_file", str, None),
         min_score=min_score,
+        documentation_ips=r.get("documentation_ips", bool, False),
     )
 
 

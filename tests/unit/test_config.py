@@ -1,0 +1,102 @@
+"""The config file: validation with key paths, environment overrides, redaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from scrubber import config
+
+ROUTES = {"routes": [{"in": "a.raw", "out": "a.clean"}]}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"level": 9}, "level: dial level must be between 0 and 7, got 9"),
+        ({"level": "high"}, "level: expected an integer, got str"),
+        ({"colour": "blue"}, "colour: unknown key"),
+        (
+            {"kafka": {"routes": [{"in": "a", "out": "b", "format": "xml"}]}},
+            "kafka.routes[0].format: expected one of",
+        ),
+        ({"kafka": {"routes": [{"in": "a", "out": "a"}]}}, "kafka.routes[0]: 'in' and 'out' must differ"),
+        ({"kafka": {"routes": []}}, "kafka.routes: at least one route"),
+        ({"kafka": {**ROUTES, "quarantine_topic": "a.clean"}}, "kafka.quarantine_topic: must differ"),
+        ({"kafka": {"routes": [{"in": "a", "out": "b", "fields": ["x"]}]}}, "fields: only for format: json"),
+        ({"smtp": {"listen": "nowhere"}}, "smtp.listen: expected HOST:PORT"),
+        ({"smtp": {"upstream": {"port": 70000}}}, "smtp.upstream.port: must be between 1 and 65535"),
+        (
+            {"smtp": {"allowed_networks": ["10.0.0.0/33"]}},
+            "smtp.allowed_networks: '10.0.0.0/33' is not a network",
+        ),
+        ({"smtp": {"auth": {"required": True}}}, "smtp.auth.required: needs auth.users_file and tls"),
+        ({"smtp": {"upstream": {"password": "x"}}}, "smtp.upstream.password"),
+        ({"hmac_key": "secret"}, "hmac_key: the key may not sit in the config file"),
+        ({"entities": {"SSN": {"mask": "always"}}}, "entities.SSN: unknown entity"),
+        ({"entities": {"US_SSN": {"operator": "blur"}}}, "entities.US_SSN.operator: expected one of"),
+        ({"operator": "hash"}, "hash operator needs an HMAC key"),
+    ],
+)
+def test_invalid_configs_name_the_key_and_the_reason(data: dict[str, object], message: str) -> None:
+    with pytest.raises(config.ConfigError) as err:
+        config.parse(data)
+    assert message in str(err.value)
+
+
+def test_defaults_are_loopback_and_full_dial() -> None:
+    s = config.parse({})
+    assert s.policy.level == 7
+    assert s.admin.listen.startswith("127.0.0.1:")
+    assert s.kafka is None and s.smtp is None
+
+
+def test_environment_overrides_nested_keys_and_list_items(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"level": 7, "kafka": ROUTES}))
+    env = {
+        "SCRUBBER_LEVEL": "4",
+        "SCRUBBER_KAFKA__BOOTSTRAP_SERVERS": "broker:9092",
+        "SCRUBBER_KAFKA__ROUTES__0__LEVEL": "2",
+        "SCRUBBER_SMTP__UPSTREAM__PORT": "2526",
+        "SCRUBBER_HMAC_KEY": "not a config key",
+        "OTHER": "ignored",
+    }
+    s = config.load(path, environ=env)
+    assert s.policy.level == 4
+    assert s.kafka is not None and s.kafka.bootstrap_servers == "broker:9092"
+    assert s.kafka.routes[0].level == 2
+    assert s.smtp is not None and s.smtp.upstream.port == 2526
+
+
+def test_environment_override_of_a_missing_list_item_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"kafka": ROUTES}))
+    with pytest.raises(config.ConfigError, match="SCRUBBER_KAFKA__ROUTES__3__LEVEL"):
+        config.load(path, environ={"SCRUBBER_KAFKA__ROUTES__3__LEVEL": "2"})
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("level: 4\nkafka: [unclosed\n")
+    with pytest.raises(config.ConfigError, match=r"c\.yaml:\d+: invalid YAML"):
+        config.load(path, environ={})
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(config.ConfigError, match="cannot read"):
+        config.load(tmp_path / "absent.yaml", environ={})
+
+
+def test_passwords_never_sit_in_the_file_and_dump_keeps_only_where_they_come_from() -> None:
+    with pytest.raises(config.ConfigError, match="sasl_plain_password_env"):
+        config.parse({"kafka": {**ROUTES, "security": {"sasl_plain_password": "hunter2"}}})
+    s = config.parse({"kafka": {**ROUTES, "security": {"sasl_plain_password_env": "KAFKA_PW"}}})
+    assert "KAFKA_PW" in config.dump(s)
+
+
+def test_documentation_ips_reach_the_policy() -> None:
+    assert config.parse({"documentation_ips": True}).policy.policy().documentation_ips is True
+    assert config.parse({}).policy.policy().documentation_ips is False
