@@ -405,9 +405,14 @@ class _Server(SMTP):
             await self.push("552 5.3.4 Message too big")
             return
         self.envelope.content = self.envelope.original_content = content
-        status = await self.relay.handler.handle_DATA(self, self.session, self.envelope)
-        self.envelope = Envelope()
-        await self.push(status)
+        # Counted until the reply is written: stop() waits for it, so no 250 is lost in a shutdown.
+        self.relay.in_flight += 1
+        try:
+            status = await self.relay.handler.handle_DATA(self, self.session, self.envelope)
+            self.envelope = Envelope()
+            await self.push(status)
+        finally:
+            self.relay.in_flight -= 1
 
     async def _read_data(self) -> bytes | None:
         """The message without its final dot line and with dot-stuffing undone; None if it
@@ -687,7 +692,6 @@ class SmtpRelay:
     async def relay_message(self, server: _Server, envelope: Envelope, mid: str) -> str:
         content = envelope.original_content or b""
         MESSAGE_BYTES.labels(TRANSPORT).observe(len(content))
-        self.in_flight += 1
         started = time.perf_counter()
         try:
             try:
@@ -705,8 +709,6 @@ class SmtpRelay:
             reply = Reply(451, "4.3.0 Internal error, try again later")
             self._count(mid, "tempfailed", reply, reason="internal_error", size=len(content))
             return reply.line()
-        finally:
-            self.in_flight -= 1
 
     async def _unscrubbable(self, envelope: Envelope, mid: str, content: bytes, reason: str) -> str:
         if reason == "regex_timeout":

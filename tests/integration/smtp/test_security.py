@@ -161,6 +161,7 @@ def limited(start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink) -> Rel
         max_message_bytes=4096,
         max_sessions=2,
         command_timeout=1,
+        data_timeout=2,
     )
 
 
@@ -240,3 +241,16 @@ def test_smtp_passwd_command_prints_a_working_line() -> None:
     name, _, stored = run.stdout.strip().partition(":")
     assert name == "erin" and stored.startswith("scrypt$16384$8$1$")
     assert "hunter2" not in run.stdout
+
+
+def test_stalled_data_is_cut_off_and_nothing_forwarded(limited: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    commands = b"EHLO x\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@example.org>\r\nDATA\r\n"
+    partial = f"X-Test-Id: {token}\r\nSubject: never ends\r\n\r\nhalf a line".encode()
+    with socket.create_connection(("127.0.0.1", limited.port), timeout=10) as sock:
+        sock.sendall(commands + partial)
+        started = time.monotonic()
+        rest = sock.makefile("rb").read()  # data_timeout is 2 s: the relay hangs up
+    assert time.monotonic() - started < 8
+    assert b"354" in rest and b"250 2.0.0" not in rest
+    assert not received(smtp_sink, token)

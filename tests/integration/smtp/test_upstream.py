@@ -7,6 +7,8 @@ from __future__ import annotations
 import email
 import email.policy
 import smtplib
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -251,3 +253,23 @@ def test_refusal_is_not_forwarded_as_accepted(
     with pytest.raises(smtplib.SMTPRecipientsRefused):
         send(relay.port, tagged(MESSAGE, token), ["a@example.org", "b@example.org"])
     assert not received(sink, token)
+
+
+def test_stop_lets_the_message_in_flight_finish(
+    special_sink: Callable[..., SmtpSink], start_relay: Callable[..., RelayRunner]
+) -> None:
+    """A shutdown while the upstream is still answering: the sender still gets its 250."""
+    sink = special_sink("-W", ".:2")
+    relay = start_relay(upstream={"port": sink.port, "timeout": 10})
+    token = marker()
+    outcome: list[object] = []
+    data = tagged(MESSAGE, token)
+    sender = threading.Thread(target=lambda: outcome.append(send(relay.port, data, ["a@example.org"])))
+    sender.start()
+    time.sleep(1.0)  # the message is with the upstream, which answers after 2 s
+    relay.stop()
+    sender.join(30)
+    assert outcome == [{}]
+    assert received(sink, token)
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", relay.port), timeout=2)
