@@ -459,7 +459,7 @@ class _Session:
         self.proxy.m_seconds.observe(oc.seconds)
         if oc.findings:
             record_findings(ScrubResult("", oc.findings))
-        self.proxy.outcome(route, "scrubbed" if oc.findings else "clean").inc()
+        self.proxy.outcome(route, "forwarded").inc()
         return fut
 
     async def quarantine(

@@ -129,7 +129,7 @@ ALERT_TESTS = {
             "interval": "1m",
             "input_series": [
                 series(
-                    "scrubber_messages_total", ',transport="kafka",route="a",outcome="scrubbed"', "0+60x40"
+                    "scrubber_messages_total", ',transport="kafka",route="a",outcome="forwarded"', "0+60x40"
                 ),
                 series(
                     "scrubber_messages_total", ',transport="kafka",route="a",outcome="quarantined"', "0+10x40"
