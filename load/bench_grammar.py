@@ -5,8 +5,9 @@
     .venv/bin/python -m load.bench_grammar --names ../shared/devset/corpus.jsonl
 
 Times are CPU time of this process (one core), best of ``--repeat`` runs, through the engine's
-batch API (``scrub_many``, 64 messages a batch, as the transports call it). The parser is
-loaded before timing starts. ``--names`` scores three ways of finding PERSON on a labelled
+batch API (``scrub_many``, 64 messages a batch, as the transports call it), then per detector
+and for the grammar's gate (cue scan, typing slips included) alone. The parser is loaded
+before timing starts. ``--names`` scores three ways of finding PERSON on a labelled
 corpus: the parser's NER on every message, the cue contexts of grammar/names.yaml, and both.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from load import streams
 from scrubber import rulefile
+from scrubber.detectors import BatchDetector, Detector
 from scrubber.detectors.grammar import GrammarDetector, parser
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.dial import Policy
@@ -69,6 +71,22 @@ def throughput(n: int, repeat: int, level: int) -> None:
             f"sentences parsed {st['parsed_sentences']} of ~{sentences} lines "
             f"({st['parsed_sentences'] / sentences:.1%})"
         )
+    print("\nus/msg per detector (one by one, batches for the grammar) and of the grammar's gate alone")
+    print(f"{'stream':<7} " + " ".join(f"{d.name:>9}" for d in full.detectors) + f" {'gate':>9}")
+    gate = next(d for d in full.detectors if isinstance(d, GrammarDetector)).gate
+    for name, texts in data.items():
+        row = [_best(lambda d=d, t=texts: _detect(d, t), repeat) for d in full.detectors]
+        row.append(_best(lambda t=texts: [gate(x) for x in t], repeat))
+        print(f"{name:<7} " + " ".join(f"{secs / len(texts) * 1e6:>9.1f}" for secs in row))
+
+
+def _detect(detector: Detector, texts: Sequence[str]) -> None:
+    if isinstance(detector, BatchDetector):
+        for i in range(0, len(texts), BATCH):
+            detector.detect_many(texts[i : i + BATCH])
+    else:
+        for text in texts:
+            detector.detect(text)
 
 
 def _covered(gold: tuple[int, int], spans: Sequence[tuple[int, int]], text: str) -> bool:

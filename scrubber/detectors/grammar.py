@@ -10,6 +10,7 @@ number-like reach the parser, and only when no cue stands right next to every va
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ MODEL_EXCLUDE = ("tagger", "attribute_ruler", "lemmatizer", "ner", "senter")
 
 # Sentence ends inside a line: ".", "!" or "?" and a space, unless the word is an abbreviation.
 _SENTENCE_END = regex.compile(r"(?<=[.!?])\s+")
+# A word that changes from lower to upper case: "cardLast4", "postalCode" (keys in JSON logs).
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# An entity cue with a 4 glued on says "the last four": "ssn4", "card_4".
+_LAST4 = re.compile(r"_?4(?![0-9])")
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -326,16 +331,20 @@ class GrammarDetector:
         self.entities = grammar.entities
         self._masked_rules = tuple(r for r in grammar.rules if r.masked)
         self._alnum = any(shape.alnum for rule in grammar.rules for shape in rule.shapes)
-        # (digit count, spelled, fragment allowed, letters in it) of every value some shape accepts.
-        self._fits = frozenset(
-            (n, spelled, frag, alnum)
-            for rule in grammar.rules
-            for shape in rule.shapes
-            for n in shape.digits
-            for spelled in ((False, True) if shape.spelled else (False,))
-            for frag in ((True,) if shape.fragment else (False, True))
-            for alnum in ((False, True) if shape.alnum else (False,))
-        )
+        # Per cue list: (digit count, spelled, fragment allowed, letters in it) of every value
+        # a shape of its rules accepts.
+        fits: dict[str, set[tuple[int, bool, bool, bool]]] = {}
+        for rule in grammar.rules:
+            for name in rule.cues:
+                fits.setdefault(name, set()).update(
+                    (n, spelled, frag, alnum)
+                    for shape in rule.shapes
+                    for n in shape.digits
+                    for spelled in ((False, True) if shape.spelled else (False,))
+                    for frag in ((True,) if shape.fragment else (False, True))
+                    for alnum in ((False, True) if shape.alnum else (False,))
+                )
+        self._fits = {name: frozenset(f) for name, f in fits.items()}
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
     def detect(self, text: str) -> list[Finding]:
@@ -347,7 +356,7 @@ class GrammarDetector:
         done: list[_Sentence] = []
         self.stats["messages"] += len(texts)
         for i, text in enumerate(texts):
-            hits = self._gate(text)
+            hits = self.gate(text)
             if hits is None:
                 continue
             self.stats["gated_messages"] += 1
@@ -360,12 +369,14 @@ class GrammarDetector:
                         s.pending.append(v)
                     elif not self._emit(text, s.qualified, v, claim, 0.0, out[i]):
                         self._unclaim(s, v, claim, adjacent=True)
-                s.pending = [v for v in s.pending if self._could_fit(v, s.qualified)]
-                if s.pending and any(c.lists & self.grammar.entity_lists for c in s.cues):
-                    to_parse.append(s)
-                else:
-                    s.unclaimed.extend(s.pending)
-                    done.append(s)
+                named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
+                pending, s.pending = s.pending, []
+                for v in pending:
+                    if self._could_fit(v, s.qualified, named):
+                        s.pending.append(v)
+                    elif v.masked:
+                        s.unclaimed.append(v)
+                (to_parse if s.pending else done).append(s)
         if to_parse:
             self._parse(texts, to_parse, out)
         for s in (*done, *to_parse):
@@ -375,11 +386,11 @@ class GrammarDetector:
         return out
 
     # -------------------------------------------------------------- steps
-    def _gate(self, text: str) -> list[CueHit] | None:
+    def gate(self, text: str) -> list[CueHit] | None:
         """The cues of ``text`` if it may hold a value a rule takes, else None (most messages)."""
         if NUMBER_LIKE.search(text) is None:
             return None
-        hits = list(self.grammar.cues.scan(text))
+        hits = _scan(self.grammar.cues, text)
         if any(h.lists & self.grammar.gate_lists for h in hits) or (
             self._masked_rules and MASK_HINT.search(text) is not None
         ):
@@ -420,7 +431,7 @@ class GrammarDetector:
                 ):
                     continue
                 tokens = tokenize(text, s, e)
-                cues = self._cues(mine, tokens)
+                cues = self._cues(text, mine, tokens)
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
                 vals = values(tokens, skip, alnum=self._alnum) if number else []
                 if not vals:
@@ -438,7 +449,7 @@ class GrammarDetector:
             pos += len(line) + 1
         return found
 
-    def _cues(self, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:
+    def _cues(self, text: str, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:
         g = self.grammar
         found: list[_Cue] = []
         ti = 0
@@ -455,12 +466,13 @@ class GrammarDetector:
                 # An ignored phrase still covers its tokens, so "zip" in "zip file" is no cue.
                 found.append(_Cue(first, last, frozenset(), False))
                 continue
-            found.append(_Cue(first, last, hit.lists, bool(hit.lists & g.qualifiers)))
+            glued = bool(hit.lists & g.entity_lists) and _LAST4.match(text, hit.end) is not None
+            found.append(_Cue(first, last, hit.lists, glued or bool(hit.lists & g.qualifiers)))
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
         others = any(not c.qualifier and c.lists & g.entity_lists for c in found)
         for c in found:
-            if c.qualifier and others:
+            if c.qualifier and others and c.lists & g.qualifiers:
                 c.lists = c.lists - g.entity_lists
         return found
 
@@ -531,9 +543,10 @@ class GrammarDetector:
         if cue.lists & self.grammar.entity_lists or (v.masked and not adjacent):
             s.unclaimed.append(v)
 
-    def _could_fit(self, v: Value, qualified: bool) -> bool:
-        """Whether some rule could take ``v`` at all: if none can, the parser is not asked."""
-        return (len(v.digits), v.spelled, qualified or v.masked, v.alnum) in self._fits
+    def _could_fit(self, v: Value, qualified: bool, named: frozenset[str]) -> bool:
+        """Whether a rule of a cue list in the sentence could take ``v``: if none, no parse."""
+        key = (len(v.digits), v.spelled, qualified or v.masked, v.alnum)
+        return any(key in self._fits[name] for name in named if name in self._fits)
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
@@ -576,6 +589,23 @@ class GrammarDetector:
                         self._unclaim(s, v, claim, adjacent=False)
                 else:
                     s.unclaimed.append(v)
+
+
+def _scan(index: CueIndex, text: str) -> list[CueHit]:
+    """The cues of ``text``, also where words are joined in camel case ("cardLast4")."""
+    if _CAMEL.search(text) is None:
+        return list(index.scan(text))
+    # Scan a copy with a space at every lower-to-upper change, then map offsets back.
+    spaced = _CAMEL.sub(" ", text)
+    origin: list[int] = []
+    pos = 0
+    for piece in _CAMEL.split(text):
+        if origin:
+            origin.append(pos)  # the inserted space stands for the letter after it
+        origin.extend(range(pos, pos + len(piece)))
+        pos += len(piece)
+    origin.append(len(text))
+    return [CueHit(origin[h.start], origin[h.end - 1] + 1, h.lists) for h in index.scan(spaced)]
 
 
 def _split(line: str) -> Iterable[tuple[int, int]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors.cues import with_slips
+from scrubber.detectors.cues import CueIndex, with_slips
 from scrubber.detectors.patterns import RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
@@ -61,6 +61,7 @@ _SQL = regex.compile(
 _SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
 # A signature block's delimiter line ("-- ") stands where a closing would.
 _SIG_DASHES = ("--", "—", "–")
+_SEPARATORS = re.compile(r"[\s_-]+")
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -72,21 +73,30 @@ def _alternation(words: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class NameLexicon:
-    """The compiled contexts: each pattern has a group ``n`` (or several) that is the name."""
+class Contexts:
+    """Compiled contexts: each pattern has a group ``n`` (or several) that is the name."""
 
-    cased: tuple[tuple[str, regex.Pattern[str]], ...]
-    lower: tuple[tuple[str, regex.Pattern[str]], ...]
+    cased: Mapping[str, regex.Pattern[str]]
+    lower: Mapping[str, regex.Pattern[str]]
     closing: regex.Pattern[str]
+
+
+@dataclass(frozen=True)
+class NameLexicon:
+    """The contexts as written, the same with their words mistyped, and what to skip."""
+
+    exact: Contexts
+    slipped: Contexts
     name_line: regex.Pattern[str]
     field_keys: regex.Pattern[str]
     not_names: frozenset[str]
     org_words: frozenset[str]
     ambiguous: frozenset[str]
-    # One pass over the lower-cased message finds the words that can start a context; only
-    # the contexts whose words are there run (most messages have none).
-    trigger: re.Pattern[str]
-    contexts_of: Mapping[str, frozenset[str]]
+    # One pass over the message finds the phrases that start a context, mistyped or not; only
+    # the contexts whose phrases are there run (most messages have none), and their mistyped
+    # versions (larger patterns) only where a phrase was mistyped.
+    trigger: CueIndex
+    phrases: frozenset[str]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -105,8 +115,6 @@ def load_names(path: Path) -> NameLexicon:
         ):
             raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
         w[key] = [x.strip().lower() for x in words]
-    for key in _SLIPPED:
-        w[key] = sorted(with_slips(w[key]))
     alt = {k: _alternation(v) for k, v in w.items()}
     title = rf"(?:{_title(w['titles'])})\.?[ \t]+"
 
@@ -122,7 +130,8 @@ def load_names(path: Path) -> NameLexicon:
         """A name, or a title and a name (the title not part of it)."""
         return rf"(?:{title}{name(word, most, lead=True)}|{name(word, most)})"
 
-    def build(word: str, lower_line: bool) -> tuple[tuple[str, regex.Pattern[str]], ...]:
+    def build(word: str, lower_line: bool, w: Mapping[str, list[str]]) -> dict[str, regex.Pattern[str]]:
+        alt = {k: _alternation(v) for k, v in w.items()}
         end = r"(?![\p{L}'’-])"
         # More names in the same slot: "cc: Hiroshi Tanaka, Maria Lopez", "Hi Jane and Tom,".
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
@@ -155,7 +164,19 @@ def load_names(path: Path) -> NameLexicon:
                 "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
                 rf"{name(word, 3)}[.!]?{_EOL}",
             }
-        return tuple((k, regex.compile(v, regex.MULTILINE)) for k, v in contexts.items())
+        return {k: regex.compile(v, regex.MULTILINE) for k, v in contexts.items()}
+
+    dashes = "|".join(regex.escape(d) for d in _SIG_DASHES)
+
+    def contexts(w: Mapping[str, list[str]]) -> Contexts:
+        return Contexts(
+            cased=build(_CASED, False, w),
+            lower=build(_LOWER, True, w),
+            closing=regex.compile(
+                rf"^[>\s]*(?:(?i:{_alternation(w['closings'])})[ \t]*[,.!]*|(?:{dashes})[ \t]?){_EOL}",
+                regex.MULTILINE,
+            ),
+        )
 
     # Which contexts each word can start: the words of every phrase of a context's lists.
     triggers = {
@@ -171,38 +192,28 @@ def load_names(path: Path) -> NameLexicon:
         "relation": ("relations",),
         "record": ("record_cues",),
     }
-    words_of: dict[str, set[str]] = {}
-    for context, keys in triggers.items():
-        for key in keys:
-            for phrase in w[key]:
-                for part in regex.split(r"[\s_-]+", phrase):
-                    if part:
-                        words_of.setdefault(part, set()).add(context)
-    dashes = "|".join(regex.escape(d) for d in _SIG_DASHES)
+    phrases = {context: [p for key in keys for p in w[key]] for context, keys in triggers.items()}
     try:
         lex = NameLexicon(
-            cased=build(_CASED, False),
-            lower=build(_LOWER, True),
-            closing=regex.compile(
-                rf"^[>\s]*(?:(?i:{alt['closings']})[ \t]*[,.!]*|(?:{dashes})[ \t]?){_EOL}", regex.MULTILINE
-            ),
+            exact=contexts(w),
+            slipped=contexts(w | {k: sorted(with_slips(w[k])) for k in _SLIPPED}),
             name_line=regex.compile(rf"[>\s]*{name(_CASED)}[ \t\r]*"),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
             # A title is never the name it stands before ("Dear Mr. ...").
             not_names=frozenset(w["not_names"]) | frozenset(w["titles"]),
             org_words=frozenset(w["org_words"]),
             ambiguous=frozenset(w["ambiguous"]),
-            # Literal words only: the standard library's engine, far faster here than ``regex``.
-            trigger=re.compile(
-                r"(?<![a-z])(?:"
-                + "|".join(re.escape(x) for x in sorted(words_of, key=len, reverse=True))
-                + r")(?![a-z])"
-            ),
-            contexts_of={k: frozenset(v) for k, v in words_of.items()},
+            trigger=CueIndex(phrases),
+            phrases=frozenset(_phrase(p) for group in phrases.values() for p in group),
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
     return lex
+
+
+def _phrase(text: str) -> str:
+    """A phrase as written or as found: lower case, one space between words."""
+    return " ".join(_SEPARATORS.split(text.lower())).strip()
 
 
 def _intros(words: list[str], loose: list[str], lower_line: bool) -> str:
@@ -255,37 +266,40 @@ class NameDetector:
 
     def _candidates(self, text: str) -> Iterator[tuple[int, int, str]]:
         t = self.timeout
-        low = text.lower()
-        wanted = {c for word in self.lex.trigger.findall(low) for c in self.lex.contexts_of[word]}
+        wanted: set[str] = set()
+        mistyped: set[str] = set()
+        for hit in self.lex.trigger.scan(text):
+            wanted |= hit.lists
+            if _phrase(text[hit.start : hit.end]) not in self.lex.phrases:
+                mistyped |= hit.lists
         if "@" in text and "<" in text:
             wanted.add("display")
         if any(d in text for d in _SIG_DASHES):
             wanted.add("closing")
-        for how, pattern in self.lex.cased:
-            if how not in wanted:
-                continue
-            for m in pattern.finditer(text, timeout=t):
-                for s, e in m.spans("n"):
-                    yield s, e, how
         lower_lines = any(line.islower() for line in text.split("\n"))
-        for how, pattern in self.lex.lower if lower_lines else ():
-            if how not in wanted:
-                continue
-            for m in pattern.finditer(text, timeout=t):
-                for s, e in m.spans("n"):
-                    if _line(text, s).islower():
+        for how in wanted:
+            ctx = self.lex.slipped if how in mistyped else self.lex.exact
+            pattern = ctx.cased.get(how)
+            if pattern is not None:
+                for m in pattern.finditer(text, timeout=t):
+                    for s, e in m.spans("n"):
                         yield s, e, how
-        if "closing" not in wanted:
-            yield from self._sql(text, low)
-            return
-        for m in self.lex.closing.finditer(text, timeout=t):
-            nxt = _next_line(text, m.end())
-            if nxt is not None:
-                s, e = nxt
-                n = self.lex.name_line.fullmatch(text, s, e, timeout=t)
-                if n is not None:
-                    yield n.start("n"), n.end("n"), "signature"
-        yield from self._sql(text, low)
+            pattern = ctx.lower.get(how) if lower_lines else None
+            if pattern is not None:
+                for m in pattern.finditer(text, timeout=t):
+                    for s, e in m.spans("n"):
+                        if _line(text, s).islower():
+                            yield s, e, how
+        if "closing" in wanted:
+            ctx = self.lex.slipped if "closing" in mistyped else self.lex.exact
+            for m in ctx.closing.finditer(text, timeout=t):
+                nxt = _next_line(text, m.end())
+                if nxt is not None:
+                    s, e = nxt
+                    n = self.lex.name_line.fullmatch(text, s, e, timeout=t)
+                    if n is not None:
+                        yield n.start("n"), n.end("n"), "signature"
+        yield from self._sql(text, text.lower())
 
     def _sql(self, text: str, low: str) -> Iterator[tuple[int, int, str]]:
         if "insert" not in low:

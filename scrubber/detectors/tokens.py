@@ -27,8 +27,9 @@ _NUMBER = regex.compile(r"\+?\(?\d[\d().\-/]*")
 _MASKED = regex.compile(r"[•*xX#…·\-]*[•*xX#…·][\-\s]?(?P<d>\d{2,})")
 _MASK = regex.compile(r"[•*xX#…·\-]{3,}|…")
 _EXT = frozenset({"ext", "ext.", "extension", "x"})
-# A word of letters and digits, both, at least five characters: an identifier ("D1234567").
-_ALNUM = regex.compile(r"(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?<=.{5})")
+# A word of letters and at least three digits, five characters or more: an identifier
+# ("D1234567"), not "web-2" or "5pm".
+_ALNUM = regex.compile(r"(?=(?:[^\d]*\d){3})(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?<=.{5})")
 
 SPELLED: dict[str, str] = {
     "zero": "0",
@@ -87,12 +88,15 @@ def _peel(text: str, s: int, e: int, out: list[Token]) -> None:
             return
     head: list[Token] = []
     tail: list[Token] = []
-    while e - s > 1 and text[s] in _HEAD:
-        head.append(Token(text[s], s, s + 1, False))
-        s += 1
     while e - s > 1 and (text[e - 1] in _TAIL or (text[e - 1] == "-" and not text[e - 2].isdigit())):
         tail.append(Token(text[e - 1], e - 1, e, False))
         e -= 1
+    while e - s > 1 and text[s] in _HEAD:
+        # A mask ("****", "************4821") keeps its "*": they are the word, not its quotes.
+        if text[s] == "*" and (_MASK.fullmatch(text, s, e) or _MASKED.fullmatch(text, s, e)):
+            break
+        head.append(Token(text[s], s, s + 1, False))
+        s += 1
     # A trailing "." stays on a number only when it is an inner separator, never at the end.
     out.extend(head)
     out.append(Token(text[s:e], s, e, False))
@@ -154,12 +158,23 @@ def values(
         digits = _number(tok)
         if digits is not None:
             j = i
+            # Digits said one by one may be typed and spelled in turn: "6 one 7 five five five".
+            single, spelled = len(digits) == 1, False
             while j + 1 < n and j + 1 not in skip and len(digits) < 19:
                 more = _number(tokens[j + 1])
+                if more is None and single and not masked:
+                    more = SPELLED.get(tokens[j + 1].text.lower())
+                    spelled = spelled or more is not None
                 if more is None or not tokens[j].space:
                     break
+                single = single and len(more) == 1
                 digits += more
                 j += 1
+            if spelled:
+                if len(digits) >= 3:
+                    out.append(Value(i, j, tokens[i].start, tokens[j].end, digits, True, False))
+                i = j + 1
+                continue
             ext = ""
             if j + 2 < n and tokens[j + 1].text.lower() in _EXT and len(digits) >= 7:
                 more = _number(tokens[j + 2])
@@ -175,8 +190,9 @@ def values(
             j = i
             while j + 1 < n and j + 1 not in skip:
                 nxt = tokens[j + 1].text.lower()
-                if nxt in SPELLED:
-                    digits += SPELLED[nxt]
+                one = _number(tokens[j + 1])
+                if nxt in SPELLED or (one is not None and len(one) == 1):
+                    digits += SPELLED.get(nxt, one or "")
                     j += 1
                 elif nxt == "," and j + 2 < n and tokens[j + 2].text.lower() in SPELLED:
                     j += 1

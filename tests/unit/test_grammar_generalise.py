@@ -69,6 +69,15 @@ POSITIVE = [
     ("PHONE_NUMBER", "2024-05-01 10:22:31 WARN callback phone_last_4=[[5120]] queue=retail"),
     ("CREDIT_CARD", "<event type='payment' card_last4='[[9034]]' status='ok'/>"),
     ("US_SSN", "my social is [[five five one, two two, nine zero one three]]"),
+    ("PHONE_NUMBER", "can you call me at [[6 one 7 five five five 0 1 2 3]]"),
+    ("CREDIT_CARD", "card ending [[4242]] one more thing"),
+    # Masks of "*" keep their digits a fragment; JSON keys in camel case or with a 4 glued on.
+    ("CREDIT_CARD", "Card: ************[[4821]] exp 09/27"),
+    ("CREDIT_CARD", "refund it to (****[[4821]]) please"),
+    ("US_SSN", '{"event":"verify","ssn4":"[[4410]]"}'),
+    ("CREDIT_CARD", '{"cardLast4":"[[9921]]","status":"ok"}'),
+    ("ZIP_CODE", '{"shipTo":{"postalCode":"[[3 0 3 0 9]]"}}'),
+    ("US_SSN", '{"customer":{"ssnLastFour":"[[2210]]"}}'),
 ]
 
 
@@ -107,6 +116,8 @@ NEGATIVE = [
     "please unzip the zip file 20240501.zip",
     "room 1234, floor 12, at the Hilton",
     "socal weather is 75 degrees today",
+    "ZipRecruiter sent 3 emails about 2 cards",
+    '{"cardCount":"3","lastLogin":"2024-05-01"}',
 ]
 
 
