@@ -55,7 +55,9 @@ def load_address_grammar(path: Path) -> tuple[regex.Pattern[str], regex.Pattern[
         rf"(?:{word}\s+){{0,3}}{word}\s+"
         rf"(?i:{suffix})\b\.?"
         rf"(?:\s+(?i:{direction})\b\.?)?"
-        rf"(?:,?\s+(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b)?"
+        rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b"
+        # ... or a floor given as an ordinal: "350 Fifth Avenue, 34th Floor".
+        rf"|\d{{1,3}}(?i:st|nd|rd|th)\s+(?i:floor|fl)\b\.?))?"
     )
     try:
         return regex.compile(pattern), compile_cues(lists["cues"], typos=True)

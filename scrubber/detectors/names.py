@@ -156,11 +156,13 @@ def load_names(path: Path) -> NameLexicon:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
                 rf"{titled(word, 3)}(?:{also})?"
-                rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?i:this|it's|here)\b)",
+                rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?:[-–—]|(?i:this|it's|here)\b))",
                 "title": rf"(?<![\w.]){title}{name(word, 2, lead=True)}{end}",
                 "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{titled(word, 3)}"
                 rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
-                "display": rf"(?:^|(?<=[\s:,\"']))\"?{name(word)}\"?[ \t]*<[^<>\s@]+@",
+                # "Chloe Hanna <chloe@...>", '"Oyelaran, Tunde" <t.oyelaran@...>'
+                "display": rf"(?:^|(?<=[\s:,\"']))\"?(?:{name(word)},[ \t]*)?{name(word)}\"?"
+                r"[ \t]*<[^<>\s@]+@",
                 "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
                 rf"{name(word, 3)}[.!]?{_EOL}",
             }

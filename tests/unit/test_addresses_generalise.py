@@ -30,6 +30,9 @@ POSITIVE = [
     "Billing: [[600 NE Alder Vale]]; shipping: [[14 Kings Mews]]",
     "[[Apartment 9, 14 Thornton Villas]] is the new place",
     "I'm at [[88 mission street]] till 6",
+    "The office is at [[350 Fifth Avenue, 34th Floor]], ask at the desk",
+    '{"address":{"line1":"[[902 Lakeview Blvd]]","line2":"Apt 12C","city":"Austin"}}',
+    "addr: [[250 w 57th st apt 14b]]",
 ]
 
 

@@ -61,8 +61,14 @@ POSITIVE = [
     "my colleague [[Abdullah al-Rashid]] set it up",
     "Dear Mr. [[van der Berg]],",
     "Hello [[Siân]], your parcel is on its way.",
-    # Several names in one greeting.
+    # Several names in one greeting; a dash after the name.
     "Hi [[Jane]] and [[Tom]], thanks for the quick reply.",
+    "Hey [[Raj]] - quick question about my bill",
+    # Display names as "Last, First"; dotted log keys; ticket history; a signed line.
+    'From: "[[Oyelaran]], [[Tunde]]" <t.oyelaran@example.com>',
+    'user.name: "[[Thabo Nkosi]]" event=login',
+    "The ticket was opened by [[Grace Liu]] and assigned to [[Omar Haddad]].",
+    "Signed, [[Farah Siddiqui]]",
     # Mistyped context words.
     "Regrads,\n[[Liam O'Connor]]",
     "Sincerly,\n[[Aroha Ngata]]",
@@ -116,6 +122,11 @@ NEGATIVE = [
     "can i talk to a manager please",
     "i need to speak with the billing team.",
     "username=jdoe hostname=web-1 filename=Report.pdf",
+    "service.name: Checkout host.name: Web",
+    "ticket reassigned to Tier 2 support",
+    "assigned to Network Ops on Monday",
+    "I am Writing to complain about the delay",
+    "This is Support, how can we help?",
 ]
 
 
