@@ -303,9 +303,13 @@ class _HeaderUnit(_Unit):
         if len(new) == 1:
             self.msg.replace_header(self.name, new[0])
             return
+        # Several of a header that may appear once (a broken message): set raw, as header
+        # objects, since msg[name] = value refuses the second one.
         del self.msg[self.name]
+        policy = self.msg.policy
+        assert isinstance(policy, EmailPolicy)
         for value in new:
-            self.msg[self.name] = value
+            self.msg.set_raw(self.name, policy.header_factory(self.name, value))
 
 
 @dataclass

@@ -171,6 +171,12 @@ def test_unlisted_header_is_kept_and_listed_one_scrubbed(engine: Scrubber) -> No
     assert both["X-Note"] == "mail [EMAIL_ADDRESS]"
 
 
+def test_a_header_that_came_twice_is_scrubbed_twice(engine: Scrubber) -> None:
+    data = b"Subject: mail jane.roe@example.com\r\nSubject: call 415-555-0142\r\n\r\nhi\r\n"
+    msg = parse(scrub(data, engine).data)
+    assert [str(v) for v in msg.get_all("Subject")] == ["mail [EMAIL_ADDRESS]", "call [PHONE_NUMBER]"]
+
+
 @pytest.mark.parametrize("header", ["From", "to", "Message-ID", "Content-Type", "X-Scrubber"])
 def test_structured_headers_cannot_be_listed(header: str) -> None:
     with pytest.raises(ValueError, match="free text"):
