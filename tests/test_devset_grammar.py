@@ -35,7 +35,10 @@ def test_devset_floors_for_partial_values_names_and_addresses(tmp_path: Path) ->
     score = json.loads(run.stdout)
     person = score["entities"]["PERSON"]
     street = score["entities"]["STREET_ADDRESS"]
-    assert score["micro"]["partial_recall"] >= 0.90
-    assert person["recall"] >= 0.90 and person["precision"] >= 0.85
-    assert street["recall"] >= 0.90
-    assert score["micro"]["precision"] >= 0.93
+    # Floors a little under the figures measured (0.994, 0.997/1.000, 1.000, 1.000, 0 of 351):
+    # the rules are written for held-out text, so a drop here is a lost generalisation.
+    assert score["micro"]["partial_recall"] >= 0.97
+    assert person["recall"] >= 0.97 and person["precision"] >= 0.97
+    assert street["recall"] >= 0.97 and street["precision"] >= 0.97
+    assert score["micro"]["precision"] >= 0.97
+    assert score["over_masking"]["negative_records_flagged_rate"] <= 0.01
