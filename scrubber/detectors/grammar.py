@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -468,6 +469,12 @@ class GrammarDetector:
                 continue
             glued = bool(hit.lists & g.entity_lists) and _LAST4.match(text, hit.end) is not None
             found.append(_Cue(first, last, hit.lists, glued or bool(hit.lists & g.qualifiers)))
+        # "the last four years", "the last 4 pages": a qualifier that a blocker follows counts
+        # something else.
+        for c, nxt in pairwise(found):
+            counts = nxt.lists & g.blockers and not nxt.lists & g.entity_lists
+            if c.qualifier and nxt.first == c.last + 1 and counts:
+                c.lists, c.qualifier = frozenset(), False
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
         others = any(not c.qualifier and c.lists & g.entity_lists for c in found)

@@ -62,6 +62,12 @@ POSITIVE = [
     ("ZIP_CODE", "postaal code [[6 0 6 1 4]]"),
     ("US_SSN", "my socail ends in [[4432]]"),
     ("US_SSN", "the last four of my scoial are [[2290]]"),
+    # The value away from its cue: the dependency tree decides.
+    ("US_SSN", "the digits at the end of my SSN are [[0921]]"),
+    ("US_SSN", "For verification, [[4432]] are the last digits of my social."),
+    ("CREDIT_CARD", "I think the card I used, the one ending in [[4242]], was declined"),
+    ("CREDIT_CARD", "The last four on the card should be [[9981]] if I remember right"),
+    ("CREDIT_CARD", "I watched the last four episodes in 2 days, my card ending [[4242]] was charged"),
     # Lower case, chat spellings, other log formats.
     ("US_SSN", "ssn last four [[9921]] pls"),
     ("CREDIT_CARD", "LAST 4 OF CARD: [[6617]]"),
@@ -116,6 +122,10 @@ NEGATIVE = [
     "please unzip the zip file 20240501.zip",
     "room 1234, floor 12, at the Hilton",
     "socal weather is 75 degrees today",
+    "the last four years my SSN was fine, since 2019",
+    "at the end of the day my card was charged 4242 times",
+    "I was charged 4410 dollars on my card",
+    "my card expires 0927",
     "ZipRecruiter sent 3 emails about 2 cards",
     '{"cardCount":"3","lastLogin":"2024-05-01"}',
 ]
