@@ -155,7 +155,7 @@ def load_names(path: Path) -> NameLexicon:
         else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
-                rf"{titled(word, 3)}(?:{also})?"
+                rf"{titled(word, 3)}(?:[ \t]*,[ \t]*{name(word, 3)}{end}){{0,4}}(?:{also})?"
                 rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?:[-–—]|(?i:this|it's|here)\b))",
                 "title": rf"(?<![\w.]){title}{name(word, 2, lead=True)}{end}",
                 "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{titled(word, 3)}"
@@ -199,7 +199,12 @@ def load_names(path: Path) -> NameLexicon:
         lex = NameLexicon(
             exact=contexts(w),
             slipped=contexts(w | {k: sorted(with_slips(w[k])) for k in _SLIPPED}),
-            name_line=regex.compile(rf"[>\s]*{name(_CASED)}[ \t\r]*"),
+            # A signature line: the name, maybe "Jr." or "III", maybe a title or company after
+            # a separator ("Ruth Gordon | Acme", "Ruth Gordon, CPA", "Ruth Gordon - Sales").
+            name_line=regex.compile(
+                rf"[>\s]*{name(_CASED)}\.?(?:[ \t]+(?:II|III|IV))?"
+                rf"(?:[ \t]*(?:[,|(]|[ \t][-–—])[^\r\n]*)?[ \t\r]*"
+            ),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
             # A title is never the name it stands before ("Dear Mr. ...").
             not_names=frozenset(w["not_names"]) | frozenset(w["titles"]),

@@ -63,6 +63,13 @@ POSITIVE = [
     "Hello [[Siân]], your parcel is on its way.",
     # Several names in one greeting; a dash after the name.
     "Hi [[Jane]] and [[Tom]], thanks for the quick reply.",
+    "Hi [[Zoë]], [[Łukasz]] and [[Søren]],\nthe build is ready.",
+    "Hi [[Jane]], Thanks for the update",
+    # Signature lines with a suffix, a company or a credential after the name.
+    "Thanks,\n[[Martin Luther King Jr]].\n",
+    "Regards,\n[[John Smith]] III",
+    "Best,\n[[Ruth Gordon]] | Acme Freight\n+1 555 0100",
+    "Thanks,\r\n[[Ruth Gordon]], CPA\r\n",
     "Hey [[Raj]] - quick question about my bill",
     # Display names as "Last, First"; dotted log keys; ticket history; a signed line.
     'From: "[[Oyelaran]], [[Tunde]]" <t.oyelaran@example.com>',
@@ -127,6 +134,8 @@ NEGATIVE = [
     "assigned to Network Ops on Monday",
     "I am Writing to complain about the delay",
     "This is Support, how can we help?",
+    "Thanks,\nPlease find the file attached.",
+    "Best regards,\nBilling Department | Acme",
 ]
 
 
