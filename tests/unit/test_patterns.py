@@ -83,6 +83,8 @@ POSITIVE = [
     ("EMAIL_ADDRESS", "GET /unsubscribe?email=bob%40example.org HTTP/1.1", "bob%40example.org"),
     ("EMAIL_ADDRESS", "From: Support <support@shop.example>", "support@shop.example"),
     ("EMAIL_ADDRESS", "reach me: jane (at) example (dot) com", "jane (at) example (dot) com"),
+    ("EMAIL_ADDRESS", "contact: jo dot smith at outlook dot com", "jo dot smith at outlook dot com"),
+    ("EMAIL_ADDRESS", "update it to kim_lee88 @ yahoo . com please", "kim_lee88 @ yahoo . com"),
     # PHONE_NUMBER: international, NANP, trunk-0 national, extensions; others next to a cue.
     ("PHONE_NUMBER", "call (415) 555-2671 after six", "(415) 555-2671"),
     ("PHONE_NUMBER", "Tel: +44 20 7946 0018", "+44 20 7946 0018"),
