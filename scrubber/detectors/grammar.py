@@ -95,6 +95,8 @@ class Grammar:
     max_distance: int = 3
     carry_lines: int = 2
     carry_max_tokens: int = 10
+    # Cue lists of entities the policy leaves out (see ``only``).
+    foreign: frozenset[str] = frozenset()
     entity_lists: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -105,13 +107,20 @@ class Grammar:
         return frozenset(r.entity for r in self.rules)
 
     def only(self, entities: frozenset[str]) -> Grammar:
-        """The same grammar with only the rules for ``entities``."""
+        """The same grammar with only the rules for ``entities``.
+
+        The cues of the rules left out still claim their values, as blockers: at level 2,
+        "phone_last4=0346" is no card's last four.
+        """
+        kept = frozenset(c for r in self.rules if r.entity in entities for c in r.cues)
+        foreign = self.foreign | frozenset(c for r in self.rules for c in r.cues) - kept
         return Grammar(
             rules=tuple(r for r in self.rules if r.entity in entities),
             cues=self.cues,
             gate_lists=self.gate_lists,
             qualifiers=self.qualifiers,
-            blockers=self.blockers,
+            blockers=self.blockers | foreign,
+            foreign=foreign,
             ignore=self.ignore,
             links=self.links,
             max_distance=self.max_distance,
@@ -477,7 +486,7 @@ class GrammarDetector:
                 c.lists, c.qualifier = frozenset(), False
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
-        others = any(not c.qualifier and c.lists & g.entity_lists for c in found)
+        others = any(not c.qualifier and c.lists & (g.entity_lists | g.foreign) for c in found)
         for c in found:
             if c.qualifier and others and c.lists & g.qualifiers:
                 c.lists = c.lists - g.entity_lists
