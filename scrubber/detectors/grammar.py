@@ -192,7 +192,9 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         blockers=blockers,
         ignore=ignore,
         links=frozenset(str(w).lower() for w in links),
-        **{k: int(settings[k]) for k in _SETTINGS & set(settings)},
+        max_distance=int(settings.get("max_distance", Grammar.max_distance)),
+        carry_lines=int(settings.get("carry_lines", Grammar.carry_lines)),
+        carry_max_tokens=int(settings.get("carry_max_tokens", Grammar.carry_max_tokens)),
     )
 
 
