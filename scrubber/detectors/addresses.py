@@ -9,7 +9,7 @@ import regex
 
 from scrubber import rulefile
 from scrubber.detectors.cues import compile_cues
-from scrubber.detectors.patterns import RegexTimeout
+from scrubber.detectors.patterns import TIMEOUT_CHARS, RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
 
@@ -46,7 +46,12 @@ def load_address_grammar(path: Path) -> tuple[regex.Pattern[str], regex.Pattern[
     not_name = _alternation(lists["not_names"])
     # A street-name word: capitalised, or any case when the flag (?i) is on for a lower-case line;
     # an ordinal ("16th"); never a function word.
-    word = rf"(?!(?:{not_name}|{suffix})\b)(?:\p{{Lu}}[\p{{L}}'’.-]*|\d{{1,3}}(?:st|nd|rd|th))"
+    # The look-ahead for a letter or an ordinal goes first: it fails at once where no word
+    # starts ("1 1 1 ..."), before the long alternation of words that are no street names.
+    word = (
+        rf"(?=\p{{L}}|\d{{1,3}}[snrt])(?!(?:{not_name}|{suffix})\b)"
+        rf"(?:\p{{Lu}}[\p{{L}}'’.-]*|\d{{1,3}}(?:st|nd|rd|th))"
+    )
     pattern = (
         rf"(?<![\w.,/$£€-])"
         rf"(?:(?i:{before})\.?\s*\d{{1,4}}[A-Za-z]?,?\s+)?"
@@ -86,8 +91,10 @@ class AddressDetector:
         pos = 0
         for line in text.split("\n"):
             lower_case = line == line.lower()
+            # Matching is linear: a long line gets a budget in proportion, as the patterns do.
+            timeout = self.timeout * max(1.0, len(line) / TIMEOUT_CHARS)
             try:
-                matches = list(self.lower.finditer(line, timeout=self.timeout))
+                matches = list(self.lower.finditer(line, timeout=timeout))
                 if not lower_case:
                     matches = [m for m in matches if self._cased(line, m)]
             except TimeoutError as exc:
