@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -12,7 +13,7 @@ from pathlib import Path
 import regex
 
 from scrubber.detectors import BatchDetector, Detector
-from scrubber.detectors.patterns import RegexTimeout
+from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
 from scrubber.detectors.validators import documentation_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
@@ -65,9 +66,12 @@ class Scrubber:
         grammar_dir: Path | None = None,
         max_chars: int = DEFAULT_MAX_CHARS,
         regex_timeout: float = 0.5,
+        time_budget: float | None = None,
     ) -> None:
         self.policy = policy or Policy()
         self.max_chars = max_chars
+        # Seconds a message may take (None: no limit); past it, ScrubError("time_budget").
+        self.time_budget = time_budget
         wanted = self.policy.masked_entities if self.policy.level > 0 else frozenset(ENTITIES)
         if detectors is None:
             from scrubber.detectors.registry import build_detectors
@@ -86,25 +90,28 @@ class Scrubber:
     # ------------------------------------------------------------------ public API
     def scrub(self, text: str) -> ScrubResult:
         self._check(text)
+        deadline = self._deadline(1)
         found: list[Finding] = []
         for det in self.detectors:
-            found.extend(self._run(det, text))
+            found.extend(self._run(det, text, deadline))
         return self._finish(text, found)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
         """Scrub a batch; detectors that parse run once over the whole batch."""
         for t in texts:
             self._check(t)
+        deadline = self._deadline(len(texts))
         per_text: list[list[Finding]] = [[] for _ in texts]
         for det in self.detectors:
             if isinstance(det, BatchDetector):
+                _check_deadline(deadline, det)
                 with _failing_closed(det):
                     batch = det.detect_many(texts)
                 for acc, found in zip(per_text, batch, strict=True):
                     acc.extend(found)
             else:
                 for acc, t in zip(per_text, texts, strict=True):
-                    acc.extend(self._run(det, t))
+                    acc.extend(self._run(det, t, deadline))
         return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
 
     def detect(self, text: str) -> list[Finding]:
@@ -118,9 +125,18 @@ class Scrubber:
         if len(text) > self.max_chars:
             raise ScrubError("too_large", f"{len(text)} characters > limit {self.max_chars}")
 
+    def _deadline(self, messages: int) -> float | None:
+        """When a call scrubbing ``messages`` messages runs out of time (a batch gets each one's)."""
+        if self.time_budget is None:
+            return None
+        return time.monotonic() + self.time_budget * messages
+
     @staticmethod
-    def _run(det: Detector, text: str) -> list[Finding]:
+    def _run(det: Detector, text: str, deadline: float | None = None) -> list[Finding]:
+        _check_deadline(deadline, det)
         with _failing_closed(det):
+            if isinstance(det, PatternDetector):
+                return det.detect(text, deadline)
             return list(det.detect(text))
 
     def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
@@ -167,8 +183,15 @@ def _failing_closed(det: Detector) -> Iterator[None]:
         yield
     except RegexTimeout as exc:
         raise ScrubError("regex_timeout", exc.pattern) from exc
+    except TimeBudgetExceeded as exc:
+        raise ScrubError("time_budget", f"{det.name}: past the message's time budget") from exc
     except Exception as exc:
         raise ScrubError("detector_error", f"{det.name}: {type(exc).__name__}") from exc
+
+
+def _check_deadline(deadline: float | None, det: Detector) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise ScrubError("time_budget", f"before {det.name}: past the message's time budget")
 
 
 def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:

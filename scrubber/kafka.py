@@ -82,8 +82,10 @@ Items = Sequence[tuple[bytes | None, bytes | None]]  # (value, key) of each reco
 
 
 def engine_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
-    """The real engine with the configured regex timeout."""
-    return Scrubber(policy, regex_timeout=limits.regex_timeout_ms / 1000)
+    """The real engine with the configured regex timeout and per-message time budget."""
+    return Scrubber(
+        policy, regex_timeout=limits.regex_timeout_ms / 1000, time_budget=limits.time_budget_ms / 1000
+    )
 
 
 # --------------------------------------------------------------------------- records -> outcomes

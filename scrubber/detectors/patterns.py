@@ -9,6 +9,7 @@ from one scan of the text per message (:class:`~scrubber.detectors.cues.CueIndex
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,10 @@ MAX_VALUE_CHARS = 64
 # proportionally more. Catastrophic backtracking blows any such budget, a long text should not.
 TIMEOUT_CHARS = 65536
 _DIGITS = "0123456789"
+
+
+class TimeBudgetExceeded(Exception):
+    """The message ran past the engine's time budget (``Scrubber(time_budget=...)``)."""
 
 
 class RegexTimeout(Exception):
@@ -278,16 +283,25 @@ class PatternDetector:
             words.update(r.cue_words)
         self.cues = CueIndex(words)
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
+        """Findings in ``text``; past ``deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
         doc = _Text(text, self.cues)
         out: list[Finding] = []
         timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
         for rule, check in zip(self.rules, self._checks, strict=True):
             if not doc.admits(check):
                 continue
+            budget = timeout
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeBudgetExceeded(rule.name)
+                budget = min(timeout, left)
             try:
-                self._scan(rule, doc, out, timeout)
+                self._scan(rule, doc, out, budget)
             except TimeoutError as exc:
+                if budget < timeout:
+                    raise TimeBudgetExceeded(rule.name) from exc
                 raise RegexTimeout(rule.name) from exc
         return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scrubber.dial import Policy
-from scrubber.engine import Scrubber
+from scrubber.engine import Scrubber, ScrubError
 
 
 @pytest.fixture(scope="module")
@@ -29,3 +29,24 @@ def test_a_bare_last4_still_names_the_card_at_level_2(level2: Scrubber) -> None:
     assert [(f.entity, result.text) for f in result.findings] == [
         ("CREDIT_CARD", "card_added last4=[CREDIT_CARD]")
     ]
+
+
+def test_a_message_past_its_time_budget_is_held_back_with_a_reason() -> None:
+    engine = Scrubber(Policy(level=7), time_budget=1e-9)
+    for call in (lambda: engine.scrub("call me at 415-555-0134"), lambda: engine.scrub_many(["a", "b"])):
+        with pytest.raises(ScrubError) as info:
+            call()
+        assert info.value.reason == "time_budget"
+
+
+def test_no_time_budget_by_default() -> None:
+    assert Scrubber(Policy(level=1)).time_budget is None
+
+
+@pytest.mark.parametrize("unit", ["1 ", "12 "])
+def test_a_long_run_of_numbers_is_scrubbed_not_timed_out(unit: str) -> None:
+    # 900 KB of one repeated shape: every detector must stay linear on it.
+    text = unit * (900_000 // len(unit))
+    result = Scrubber(Policy(level=7)).scrub(text)
+    assert result.findings == ()
+    assert result.text == text
