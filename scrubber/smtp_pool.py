@@ -1,9 +1,10 @@
 """MIME scrubbing off the event loop, each message with a time budget.
 
 ``processes >= 1``: that many worker processes (``python -m scrubber.smtp_pool``), each with its
-own engine, one message at a time each. Messages over ``LARGE_MESSAGE_BYTES`` may use all
-workers but one, so a few big messages never hold up the small ones. A worker still busy when a
-message's budget (plus a grace period) is over is killed and replaced, and the message fails
+own engine, one message at a time each. With two or more, one of them takes the messages over
+``LARGE_MESSAGE_BYTES`` and only those, at a lower CPU priority (nice 10): a big message holds
+up neither the small ones' workers nor, on a busy machine, their CPU. A worker still busy when
+a message's budget (plus a grace period) is over is killed and replaced, and the message fails
 with ``ScrubError("time_budget")``.
 
 ``processes == 0``: one thread in this process (for tests and small set-ups); the budget is then
@@ -35,6 +36,7 @@ from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
 
 LARGE_MESSAGE_BYTES = 512 * 1024
+BULK_NICE = 10
 GRACE_SECONDS = 1.0
 START_TIMEOUT = 120.0
 # A message that waits this long for a free worker gets a temporary failure (the sender retries).
@@ -101,6 +103,8 @@ def worker_main() -> None:
     """A worker: frames in on stdin, frames out on stdout (anything else printed goes to stderr)."""
     # Ctrl-C reaches the whole process group; the parent decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if len(sys.argv) > 1:
+        os.nice(int(sys.argv[1]))
     inp = os.fdopen(os.dup(0), "rb")
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -117,19 +121,22 @@ def worker_main() -> None:
 
 # --------------------------------------------------------------------------- the parent side
 class _Worker:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, bulk: bool) -> None:
         self.proc = proc
+        self.bulk = bulk
 
     @classmethod
-    async def start(cls, spec: EngineSpec) -> _Worker:
+    async def start(cls, spec: EngineSpec, bulk: bool) -> _Worker:
+        nice = [str(BULK_NICE)] if bulk else []
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "scrubber.smtp_pool",
+            *nice,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
-        worker = cls(proc)
+        worker = cls(proc, bulk)
         try:
             reply = await asyncio.wait_for(worker.call(spec), START_TIMEOUT)
         except BaseException:
@@ -170,21 +177,25 @@ class ScrubPool:
         self.spec = spec
         self.processes = processes
         self.budget = budget
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        # Idle workers, by kind: False for the small messages', True for the large ones'.
+        self._idle: dict[bool, asyncio.Queue[_Worker]] = {False: asyncio.Queue(), True: asyncio.Queue()}
+        self._bulk = processes >= 2
         self._workers: set[_Worker] = set()
-        self._large = asyncio.Semaphore(max(processes - 1, 1))
         self._scrubber: Scrubber | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._dying: set[_Worker] = set()
+        self._reapers: set[asyncio.Task[int]] = set()
         self._started = False
 
     async def start(self) -> None:
         if self.processes == 0:
             self._scrubber = await asyncio.to_thread(self.spec.build)
         else:
-            workers = await asyncio.gather(*(_Worker.start(self.spec) for _ in range(self.processes)))
+            kinds = [self._bulk and i == 0 for i in range(self.processes)]
+            workers = await asyncio.gather(*(_Worker.start(self.spec, bulk) for bulk in kinds))
             for w in workers:
                 self._workers.add(w)
-                self._idle.put_nowait(w)
+                self._idle[w.bulk].put_nowait(w)
         self._started = True
 
     def ready(self) -> bool:
@@ -199,6 +210,8 @@ class ScrubPool:
         workers = list(self._workers)
         self._workers.clear()
         await asyncio.gather(*(w.stop() for w in workers), return_exceptions=True)
+        # Killed workers are reaped here too, before the event loop that owns their pipes ends.
+        await asyncio.gather(*(w.proc.wait() for w in self._dying), return_exceptions=True)
 
     async def scrub(self, data: bytes) -> MimeResult:
         """Scrub one message; raises ScrubError with the reason it cannot be scrubbed."""
@@ -206,17 +219,15 @@ class ScrubPool:
             assert self._scrubber is not None
             reply = await asyncio.to_thread(run_job, self._scrubber, self.spec.options, data, self.budget)
         else:
-            lane = self._large if len(data) > LARGE_MESSAGE_BYTES else contextlib.nullcontext()
-            async with lane:
-                reply = await self._in_worker(data)
+            reply = await self._in_worker(data, self._bulk and len(data) > LARGE_MESSAGE_BYTES)
         if reply[0] == "ok":
             result: MimeResult = reply[1]
             return result
         raise ScrubError(reply[1], reply[2])
 
-    async def _in_worker(self, data: bytes) -> tuple[Any, ...]:
+    async def _in_worker(self, data: bytes, bulk: bool) -> tuple[Any, ...]:
         try:
-            worker = await asyncio.wait_for(self._idle.get(), QUEUE_TIMEOUT)
+            worker = await asyncio.wait_for(self._idle[bulk].get(), QUEUE_TIMEOUT)
         except TimeoutError:
             return ("error", "worker_failed", "no scrub worker free")
         try:
@@ -233,22 +244,27 @@ class ScrubPool:
             # Cancelled half-way (the client went away): the worker's pipe is mid-frame.
             self._replace(worker)
             raise
-        self._idle.put_nowait(worker)
+        self._idle[bulk].put_nowait(worker)
         return reply
 
     def _replace(self, worker: _Worker) -> None:
         worker.kill()
         self._workers.discard(worker)
-        task = asyncio.get_running_loop().create_task(self._respawn(worker))
+        self._dying.add(worker)
+        loop = asyncio.get_running_loop()
+        reaper = loop.create_task(worker.proc.wait())
+        self._reapers.add(reaper)
+        reaper.add_done_callback(self._reapers.discard)
+        reaper.add_done_callback(lambda _: self._dying.discard(worker))
+        task = loop.create_task(self._respawn(worker.bulk))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _respawn(self, old: _Worker) -> None:
-        await old.proc.wait()
+    async def _respawn(self, bulk: bool) -> None:
         delay = 1.0
         while self._started:
             try:
-                worker = await _Worker.start(self.spec)
+                worker = await _Worker.start(self.spec, bulk)
             except Exception as exc:
                 log.error("smtp.worker_start_failed", error=type(exc).__name__)
                 await asyncio.sleep(delay)
@@ -258,7 +274,7 @@ class ScrubPool:
                 await worker.stop()
                 return
             self._workers.add(worker)
-            self._idle.put_nowait(worker)
+            self._idle[bulk].put_nowait(worker)
             return
 
 

@@ -108,6 +108,16 @@ def test_lines_starting_with_a_dot_arrive_intact(
     )
 
 
+def test_large_message_goes_through_the_bulk_worker(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    line = "Nothing personal on this line, only filler words for the size.\r\n"
+    body = line * 12000 + "Write to jane.roe@example.com.\r\n"  # ~770 KB: over LARGE_MESSAGE_BYTES
+    send(relay, tagged(f"Subject: big\r\n\r\n{body}".encode(), token))
+    got = find(smtp_sink, token).get_content()
+    assert "[EMAIL_ADDRESS]" in got and "jane.roe@example.com" not in got
+    assert got.count("filler words") == 12000
+
+
 def test_8bitmime_body_is_relayed(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
     token = marker()
     data = tagged((EML / "generated" / "04-cp1252-8bit.eml").read_bytes(), token)
