@@ -567,7 +567,7 @@ class SmtpRelay:
             "smtp.listening",
             listen=f"{sock[0]}:{sock[1]}",
             upstream="mailbox" if self.mailbox else f"{cfg.upstream.host}:{cfg.upstream.port}",
-            level=self.level,
+            dial_level=self.level,
             tls=self.tls is not None,
             auth=self.users is not None,
             workers=cfg.scrub_processes,
