@@ -75,11 +75,13 @@ class CueHit:
 class CueHits:
     """The cues of one text, in order; answers "which cue of these lists is near here"."""
 
-    __slots__ = ("_ends", "_hits")
+    __slots__ = ("_ends", "_hits", "lists")
 
     def __init__(self, hits: Sequence[CueHit]) -> None:
         self._hits = tuple(hits)
         self._ends = [h.end for h in self._hits]
+        # Every list with a cue in the text: a rule that requires one of none of them is skipped.
+        self.lists: frozenset[str] = frozenset().union(*(h.lists for h in self._hits))
 
     def __bool__(self) -> bool:
         return bool(self._hits)

@@ -289,7 +289,7 @@ class PatternDetector:
         out: list[Finding] = []
         timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
         for rule, check in zip(self.rules, self._checks, strict=True):
-            if not doc.admits(check):
+            if not doc.admits(check) or (rule.requires and rule.requires.isdisjoint(doc.cues.lists)):
                 continue
             budget = timeout
             if deadline is not None:
