@@ -331,6 +331,7 @@ class _Sentence:
     qualified: bool
     pending: list[Value] = field(default_factory=list)  # values that need the tree
     unclaimed: list[Value] = field(default_factory=list)  # values no cue governs
+    cue_at: dict[int, _Cue] | None = None  # token index -> its cue, built once (see _adjacent)
 
 
 class GrammarDetector:
@@ -516,14 +517,17 @@ class GrammarDetector:
 
     def _adjacent(self, s: _Sentence, v: Value) -> _Cue | None:
         """The cue right before ``v``, with only link words, qualifiers and punctuation between."""
-        cue_at: dict[int, _Cue] = {}
-        claimers = self.grammar.entity_lists | self.grammar.blockers
-        for c in s.cues:
-            for t in range(c.first, c.last + 1):
-                # Two cues in one word ("phone_last_4"): the one that names something wins.
-                held = cue_at.get(t)
-                if held is None or not (held.lists & claimers) or c.lists & claimers:
-                    cue_at[t] = c
+        cue_at = s.cue_at
+        if cue_at is None:
+            # Once per sentence, not per value: a long one with many values stays linear.
+            cue_at = s.cue_at = {}
+            claimers = self.grammar.entity_lists | self.grammar.blockers
+            for c in s.cues:
+                for t in range(c.first, c.last + 1):
+                    # Two cues in one word ("phone_last_4"): the one that names something wins.
+                    held = cue_at.get(t)
+                    if held is None or not (held.lists & claimers) or c.lists & claimers:
+                        cue_at[t] = c
         i = v.first - 1
         while i >= 0:
             cue = cue_at.get(i)

@@ -50,3 +50,12 @@ def test_a_long_run_of_numbers_is_scrubbed_not_timed_out(unit: str) -> None:
     result = Scrubber(Policy(level=7)).scrub(text)
     assert result.findings == ()
     assert result.text == text
+
+
+def test_a_long_sentence_of_cues_and_values_is_scrubbed_in_one_pass() -> None:
+    # Thousands of "cue value" pairs in one sentence: each value looks up its cue, the
+    # lookup table is built once per sentence.
+    text = "my ssn is 1 " * 3_000
+    result = Scrubber(Policy(level=2)).scrub(text)
+    assert result.findings == ()
+    assert result.text == text
