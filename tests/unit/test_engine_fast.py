@@ -13,6 +13,11 @@ def level2() -> Scrubber:
     return Scrubber(Policy(level=2))
 
 
+@pytest.fixture(scope="module")
+def level7() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -32,7 +37,7 @@ def test_a_bare_last4_still_names_the_card_at_level_2(level2: Scrubber) -> None:
 
 
 def test_a_message_past_its_time_budget_is_held_back_with_a_reason() -> None:
-    engine = Scrubber(Policy(level=7), time_budget=1e-9)
+    engine = Scrubber(Policy(level=1), time_budget=1e-9)
     for call in (lambda: engine.scrub("call me at 415-555-0134"), lambda: engine.scrub_many(["a", "b"])):
         with pytest.raises(ScrubError) as info:
             call()
@@ -44,18 +49,18 @@ def test_no_time_budget_by_default() -> None:
 
 
 @pytest.mark.parametrize("unit", ["1 ", "12 "])
-def test_a_long_run_of_numbers_is_scrubbed_not_timed_out(unit: str) -> None:
+def test_a_long_run_of_numbers_is_scrubbed_not_timed_out(level7: Scrubber, unit: str) -> None:
     # 900 KB of one repeated shape: every detector must stay linear on it.
     text = unit * (900_000 // len(unit))
-    result = Scrubber(Policy(level=7)).scrub(text)
+    result = level7.scrub(text)
     assert result.findings == ()
     assert result.text == text
 
 
-def test_a_long_sentence_of_cues_and_values_is_scrubbed_in_one_pass() -> None:
+def test_a_long_sentence_of_cues_and_values_is_scrubbed_in_one_pass(level2: Scrubber) -> None:
     # Thousands of "cue value" pairs in one sentence: each value looks up its cue, the
     # lookup table is built once per sentence.
     text = "my ssn is 1 " * 3_000
-    result = Scrubber(Policy(level=2)).scrub(text)
+    result = level2.scrub(text)
     assert result.findings == ()
     assert result.text == text
