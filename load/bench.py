@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -172,6 +173,28 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _run(cmd: list[str], timeout: float, stderr: int | None) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` in its own process group; past ``timeout`` the whole group is killed.
+
+    Sections start brokers, relays and worker pools; killing only the direct child would leave
+    those running.
+    """
+    with subprocess.Popen(
+        cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def run_section(section: str, quick: bool, timeout: float) -> tuple[list[Row], str]:
     """Rows of one section (run in a child process) and any raw output to show below the table."""
     module = SECTIONS[section]
@@ -180,7 +203,7 @@ def run_section(section: str, quick: bool, timeout: float) -> tuple[list[Row], s
     cmd = [sys.executable, "-m", "load.bench", "--child", section, *(["--quick"] if quick else [])]
     t0 = time.monotonic()
     try:
-        proc = subprocess.run(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, text=True, timeout=timeout)
+        proc = _run(cmd, timeout, stderr=None)
     except subprocess.TimeoutExpired:
         return [Row(section, "-", "timed out", note=f"no result after {timeout:.0f} s")], ""
     if proc.returncode == NO_HOOK:
@@ -203,14 +226,7 @@ def _raw_section(section: str, quick: bool, timeout: float) -> tuple[list[Row], 
     if quick:
         return [Row(section, "-", "not run", note=f"--quick, and {module} has no bench_rows() hook")], ""
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", module],
-            cwd=REPO,
-            env=_env(),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        proc = _run([sys.executable, "-m", module], timeout, stderr=subprocess.PIPE)
     except subprocess.TimeoutExpired:
         return [
             Row(section, "-", "timed out", note=f"python -m {module}: no result after {timeout:.0f} s")
