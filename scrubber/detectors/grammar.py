@@ -581,36 +581,39 @@ class GrammarDetector:
         from spacy.tokens import Doc
 
         nlp = parser()
-        claimers = self.grammar.entity_lists | self.grammar.blockers
-        docs = []
-        layouts = []
-        for s in sentences:
-            words, spaces, index = _layout(texts[s.text_index], s)
-            docs.append(Doc(nlp.vocab, words=words, spaces=spaces))
-            layouts.append(index)
-        self.stats["parsed_sentences"] += len(docs)
-        for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
-            text = texts[s.text_index]
-            heads = [t.head.i for t in doc]
-            quals = [index[t] for c in s.cues if c.qualifier for t in range(c.first, c.last + 1)]
-            for v in s.pending:
-                best: tuple[int, int] | None = None
-                claim: _Cue | None = None
-                for c in s.cues:
-                    if not c.lists & claimers:
-                        continue
-                    nodes = [index[t] for t in range(c.first, c.last + 1)]
-                    # "the last four of my SSN is 1234": the qualifier stands in for its cue.
-                    nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
-                    d = min(_distance(heads, n, index[v.first]) for n in nodes)
-                    key = (d, abs(c.first - v.first))
-                    if best is None or key < best:
-                        best, claim = key, c
-                if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                    if not self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index]):
-                        self._unclaim(s, v, claim, adjacent=False)
-                else:
-                    s.unclaimed.append(v)
+        # Strings the parser meets are interned in the vocabulary; the memory zone drops them
+        # afterwards, so that a long-running proxy does not grow with every new word it parses.
+        with nlp.memory_zone():
+            claimers = self.grammar.entity_lists | self.grammar.blockers
+            docs = []
+            layouts = []
+            for s in sentences:
+                words, spaces, index = _layout(texts[s.text_index], s)
+                docs.append(Doc(nlp.vocab, words=words, spaces=spaces))
+                layouts.append(index)
+            self.stats["parsed_sentences"] += len(docs)
+            for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
+                text = texts[s.text_index]
+                heads = [t.head.i for t in doc]
+                quals = [index[t] for c in s.cues if c.qualifier for t in range(c.first, c.last + 1)]
+                for v in s.pending:
+                    best: tuple[int, int] | None = None
+                    claim: _Cue | None = None
+                    for c in s.cues:
+                        if not c.lists & claimers:
+                            continue
+                        nodes = [index[t] for t in range(c.first, c.last + 1)]
+                        # "the last four of my SSN is 1234": the qualifier stands in for its cue.
+                        nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
+                        d = min(_distance(heads, n, index[v.first]) for n in nodes)
+                        key = (d, abs(c.first - v.first))
+                        if best is None or key < best:
+                            best, claim = key, c
+                    if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
+                        if not self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index]):
+                            self._unclaim(s, v, claim, adjacent=False)
+                    else:
+                        s.unclaimed.append(v)
 
 
 def _scan(index: CueIndex, text: str) -> list[CueHit]:
