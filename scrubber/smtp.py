@@ -362,6 +362,10 @@ class _Server(SMTP):
                 return
             self.open = True
             self.relay.session_opened(self)
+            super().connection_made(transport)
+            if self._handler_coroutine is not None:
+                self._handler_coroutine.add_done_callback(_client_gone)
+            return
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
@@ -440,6 +444,13 @@ class _Server(SMTP):
         if data.startswith(b"."):
             data = data[1:]
         return data.replace(b"\r\n.", b"\r\n")
+
+
+def _client_gone(task: asyncio.Task[None]) -> None:
+    """aiosmtpd's session task ends with the error of a client that hung up (a reset in
+    mid-reply): that is the client's doing, not worth a traceback in the log."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("smtp.client_gone", error=type(task.exception()).__name__)
 
 
 class _Handler:
