@@ -27,6 +27,7 @@ cleanly, an unknown transfer encoding or a charset that cannot round-trip raise
 from __future__ import annotations
 
 import base64
+import codecs
 import io
 import quopri
 import re
@@ -451,9 +452,11 @@ def _decode(part: Message) -> _Decoded:
         except UnicodeDecodeError:
             return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
     try:
-        text = raw.decode(charset, "surrogateescape")
-    except LookupError:
+        codecs.lookup(charset)
+    except (LookupError, ValueError):  # unknown, or no name at all ("embedded null character")
         return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
+    try:
+        text = raw.decode(charset, "surrogateescape")
     except UnicodeError as exc:
         raise FormatError("bad_charset", f"cannot decode as {charset[:40]}") from exc
     return _Decoded(text, charset, cte, eight_bit)

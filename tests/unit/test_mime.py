@@ -190,6 +190,13 @@ def test_lf_input_gives_lf_output_and_crlf_gives_crlf(engine: Scrubber) -> None:
     assert scrub(crlf, engine).data.count(b"\n") == scrub(crlf, engine).data.count(b"\r\n")
 
 
+@pytest.mark.parametrize("charset", ["x-unknown", "utf\x00-8", "\u00e9"])
+def test_unusable_charset_name_reads_as_one_byte_per_character(charset: str, engine: Scrubber) -> None:
+    head = f'Content-Type: text/plain; charset="{charset}"\r\n\r\n'.encode()
+    out = scrub(head + b"Caf\xe9 jane.roe@example.com\r\n", engine).data
+    assert out.endswith(b"Caf\xe9 [EMAIL_ADDRESS]\r\n")
+
+
 def test_undeclared_8bit_bytes_survive_byte_for_byte(engine: Scrubber) -> None:
     body = "Caf\xe9 owner: mail jane.roe@example.com\r\n".encode("latin-1")
     out = scrub(b"Subject: x\r\n\r\n" + body, engine).data
