@@ -146,7 +146,8 @@ def test_nothing_is_lost_when_the_upstream_is_down(
         time.sleep(0.2)
     else:
         pytest.fail(f"the message was not deferred with 4.4.1: {sender.queue()}")
-    assert len(queue) == 1
+    # postqueue may list a message twice while it moves between queues (active -> deferred).
+    assert len({m["queue_id"] for m in queue}) == 1
     sink = special_sink(port=upstream_port)
     sender.flush()
     msg = find(sink, token, timeout=30)
