@@ -264,6 +264,8 @@ class SmtpRelay:
         if settings.smtp is None:
             raise ConfigError("smtp: section missing")
         cfg: SmtpConfig = settings.smtp
+        # With --workers N every worker listens on the same port; the kernel spreads connections.
+        self.shared_port = settings.workers > 1
         self.config = cfg
         self.level = settings.policy.level if cfg.level is None else cfg.level
         try:
@@ -305,7 +307,9 @@ class SmtpRelay:
         host, _, port = cfg.listen.rpartition(":")
         loop = asyncio.get_running_loop()
         try:
-            self._server = await loop.create_server(self._protocol, host=host.strip("[]"), port=int(port))
+            self._server = await loop.create_server(
+                self._protocol, host=host.strip("[]"), port=int(port), reuse_port=self.shared_port or None
+            )
         except BaseException:
             await self.pool.stop()
             raise
