@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from load import streams
+from load.bench_engine import _best
 from scrubber import rulefile
 from scrubber.detectors import BatchDetector, Detector
 from scrubber.detectors.grammar import GrammarDetector, parser
@@ -28,15 +29,6 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
 BATCH = 64
-
-
-def _best(fn: Callable[[], object], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return max(best, 1e-9)
 
 
 def _run(scrubber: Scrubber, texts: Sequence[str]) -> None:
