@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from email import errors
 from email.generator import BytesGenerator
+from email.headerregistry import HeaderRegistry
 from email.message import Message, MIMEPart
 from email.parser import BytesParser
 from email.policy import EmailPolicy
@@ -81,6 +82,8 @@ STRUCTURED_HEADERS = frozenset(
     }
 )
 TRACE_HEADER = "X-Scrubber"
+# The free-text (unstructured) header class: what the registry gives a name it does not know.
+_FREE_TEXT = HeaderRegistry()["x-scrubber-free-text"]
 # message/* types whose payload is a whole message; other message/* (delivery-status,
 # disposition-notification...) hold blocks of report fields, all scrubbed as text.
 ATTACHED_MESSAGES = frozenset({"message/rfc822", "message/global"})
@@ -301,16 +304,17 @@ class _HeaderUnit(_Unit):
         # A line break decoded from an encoded word (or an odd control character) would split
         # the header when it is written: it becomes a space.
         new = [_HEADER_BREAKS.sub(" ", v) for v in new]
-        if len(new) == 1:
-            self.msg.replace_header(self.name, new[0])
+        # Written back as free text whatever the name: a scrubbed report field named like a
+        # structured header (Message-ID, Date...) would not parse as one (the stdlib even
+        # crashes on some). Several of a header that may appear once (a broken message) are
+        # set raw, since msg[name] = value refuses the second one.
+        headers = [_FREE_TEXT(self.name, v) for v in new]
+        if len(headers) == 1:
+            self.msg.replace_header(self.name, headers[0])
             return
-        # Several of a header that may appear once (a broken message): set raw, as header
-        # objects, since msg[name] = value refuses the second one.
         del self.msg[self.name]
-        policy = self.msg.policy
-        assert isinstance(policy, EmailPolicy)
-        for value in new:
-            self.msg.set_raw(self.name, policy.header_factory(self.name, value))
+        for header in headers:
+            self.msg.set_raw(self.name, header)
 
 
 @dataclass
@@ -376,6 +380,8 @@ class _Walk:
 
     def fields(self, block: Message) -> None:
         """A block of report fields (message/delivery-status and the like): every value is text."""
+        if block.defects:  # a line that is no field: the block would not come back the same
+            raise FormatError("malformed_mime", "broken report fields")
         names = {k.lower(): k for k in reversed(block.keys())}
         for name in names.values():
             values = [_header_text(v) for v in block.get_all(name, [])]

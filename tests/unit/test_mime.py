@@ -177,6 +177,21 @@ def test_a_header_that_came_twice_is_scrubbed_twice(engine: Scrubber) -> None:
     assert [str(v) for v in msg.get_all("Subject")] == ["mail [EMAIL_ADDRESS]", "call [PHONE_NUMBER]"]
 
 
+def test_report_fields_named_like_structured_headers_are_scrubbed_as_text(engine: Scrubber) -> None:
+    fields = b"Final-Recipient: rfc822; jane.roe@example.com\r\nMessage-ID: <jane.roe@example.com>\r\n"
+    data = (
+        b'Content-Type: multipart/report; boundary="r"\r\n\r\n--r\r\n'
+        b"Content-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\r\n"
+        + fields
+        + b"\r\n--r--\r\n"
+    )
+    out = scrub(data, engine).data
+    assert b"Final-Recipient: rfc822; [EMAIL_ADDRESS]" in out and b"Message-ID: <[EMAIL_ADDRESS]>" in out
+    with pytest.raises(FormatError) as exc:  # a report block cut off in a line that is no field
+        scrub(data.replace(b"\r\n--r--\r\n", b"\r\n\r\nFinal-Reci"), engine)
+    assert exc.value.reason == "malformed_mime"
+
+
 @pytest.mark.parametrize("header", ["From", "to", "Message-ID", "Content-Type", "X-Scrubber"])
 def test_structured_headers_cannot_be_listed(header: str) -> None:
     with pytest.raises(ValueError, match="free text"):
