@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import base64
 import codecs
+import email
 import io
+import os
 import quopri
 import re
 import time
@@ -82,6 +84,7 @@ STRUCTURED_HEADERS = frozenset(
     }
 )
 TRACE_HEADER = "X-Scrubber"
+_EMAIL_PACKAGE = os.path.dirname(email.__file__) + os.sep
 # The free-text (unstructured) header class: what the registry gives a name it does not know.
 _FREE_TEXT = HeaderRegistry()["x-scrubber-free-text"]
 # message/* types whose payload is a whole message; other message/* (delivery-status,
@@ -164,7 +167,20 @@ def scrub_message(
 ) -> MimeResult:
     """Scrub one RFC 5322 message (see the module docstring). ``deadline`` is a ``time.monotonic``
     value; passing it between two batches of text raises ``ScrubError("time_budget")``."""
-    options = options or MimeOptions()
+    try:
+        return _scrub(data, scrubber, options or MimeOptions(), deadline)
+    except (FormatError, ScrubError):
+        raise
+    except Exception as exc:
+        # The email package parses headers lazily and crashes on some broken ones (IndexError
+        # in a mangled Content-Type, found by tests/fuzz): that is a malformed message. An
+        # error raised in our own code is a bug and goes on as it is.
+        if not _raised_in(exc, _EMAIL_PACKAGE):
+            raise
+        raise FormatError("malformed_mime", f"the email parser failed ({type(exc).__name__})") from exc
+
+
+def _scrub(data: bytes, scrubber: Scrubber, options: MimeOptions, deadline: float | None) -> MimeResult:
     policy = _Policy(linesep=_linesep(data), refold_source="none", utf8=_has_8bit_headers(data))
     msg = BytesParser(policy=policy).parsebytes(data)
     walk = _Walk(scrubber, options)
@@ -188,6 +204,14 @@ def scrub_message(
     out = io.BytesIO()
     BytesGenerator(out, policy=policy).flatten(msg)
     return MimeResult(out.getvalue(), tuple(found), tuple(observed), walk.parts, walk.stripped)
+
+
+def _raised_in(exc: BaseException, directory: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is in a file under ``directory``."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(directory)
 
 
 def trace_value(level: int, result: ScrubResult) -> str:

@@ -192,6 +192,14 @@ def test_report_fields_named_like_structured_headers_are_scrubbed_as_text(engine
     assert exc.value.reason == "malformed_mime"
 
 
+def test_a_header_the_email_parser_crashes_on_is_malformed_mime(engine: Scrubber) -> None:
+    # Python 3.11's parameter parser raises IndexError on this (found by tests/fuzz).
+    data = b"Content-Type: text/plain; title*\r\n\r\nhi\r\n"
+    with pytest.raises(FormatError) as exc:
+        scrub(data, engine)
+    assert exc.value.reason == "malformed_mime"
+
+
 @pytest.mark.parametrize("header", ["From", "to", "Message-ID", "Content-Type", "X-Scrubber"])
 def test_structured_headers_cannot_be_listed(header: str) -> None:
     with pytest.raises(ValueError, match="free text"):
