@@ -16,6 +16,7 @@ child per detector and stream (best of ``--repeat``), so the table shows where a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -30,7 +31,8 @@ EXTRA = [
     "ok thanks, see you tomorrow at the office",
     "order 1234 shipped on tuesday, see you tomorrow",
     "Ünïcödé nàme: Zoë Åström, tél +33 1 42 68 53 00, İstanbul",
-    "Dear Mr. van der Berg,\r\n\r\nyour card 4111 1111 1111 1111 expires.\r\n\r\nRegards,\r\nAnna Kowalski\r\n",
+    "Dear Mr. van der Berg,\r\n\r\nyour card 4111 1111 1111 1111 expires.\r\n\r\n"
+    "Regards,\r\nAnna Kowalski\r\n",
     '{"userEmail":"a.b@example.com","cardLast4":"4242","ssnLast4":"1234"}',
     "the last four of my SSN is 1234 and my social ends in 6789",
     "my phone is 415 555 0142, call after 5; my zip is 94110",
@@ -75,10 +77,8 @@ def child(repeat: int, time_only: bool) -> None:
             for _ in range(repeat):
                 t0 = time.process_time()
                 for t in texts:
-                    try:
+                    with contextlib.suppress(ScrubError):
                         eng.scrub(t)
-                    except ScrubError:
-                        pass
                 best = min(best, time.process_time() - t0)
             times.setdefault(ename, {})[sname] = best / len(texts) * 1e6
     found: list[object] = []
