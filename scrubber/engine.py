@@ -6,7 +6,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -79,6 +78,9 @@ class Scrubber:
             detectors = build_detectors(wanted, grammar_dir=grammar_dir, regex_timeout=regex_timeout)
         self.detectors: tuple[Detector, ...] = tuple(d for d in detectors if d.entities & wanted)
         self._wanted = wanted
+        # Worked out once, not per message: which detectors take a batch, which a deadline.
+        self._batch = tuple(isinstance(d, BatchDetector) for d in self.detectors)
+        self._plan = tuple((d, isinstance(d, PatternDetector)) for d in self.detectors)
         self._allow = frozenset(v.casefold() for v in self.policy.allow if not v.startswith(ALLOW_PATTERN))
         self._allow_timeout = regex_timeout
         self._allow_patterns = tuple(
@@ -92,8 +94,19 @@ class Scrubber:
         self._check(text)
         deadline = self._deadline(1)
         found: list[Finding] = []
-        for det in self.detectors:
-            found.extend(self._run(det, text, deadline))
+        det: Detector | None = None
+        try:
+            for det, takes_deadline in self._plan:
+                if deadline is not None:
+                    _check_deadline(deadline, det)
+                    if takes_deadline:
+                        found.extend(det.detect(text, deadline))  # type: ignore[call-arg]
+                        continue
+                found.extend(det.detect(text))
+        except ScrubError:
+            raise
+        except Exception as exc:
+            raise _failure(det, exc) from exc
         return self._finish(text, found)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
@@ -102,16 +115,20 @@ class Scrubber:
             self._check(t)
         deadline = self._deadline(len(texts))
         per_text: list[list[Finding]] = [[] for _ in texts]
-        for det in self.detectors:
-            if isinstance(det, BatchDetector):
-                _check_deadline(deadline, det)
-                with _failing_closed(det):
-                    batch = det.detect_many(texts)
-                for acc, found in zip(per_text, batch, strict=True):
-                    acc.extend(found)
-            else:
-                for acc, t in zip(per_text, texts, strict=True):
-                    acc.extend(self._run(det, t, deadline))
+        det: Detector | None = None
+        try:
+            for det, batch in zip(self.detectors, self._batch, strict=True):
+                if batch:
+                    _check_deadline(deadline, det)
+                    for acc, found in zip(per_text, det.detect_many(texts), strict=True):  # type: ignore[attr-defined]
+                        acc.extend(found)
+                else:
+                    for acc, t in zip(per_text, texts, strict=True):
+                        acc.extend(self._run(det, t, deadline))
+        except ScrubError:
+            raise
+        except Exception as exc:
+            raise _failure(det, exc) from exc
         return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
 
     def detect(self, text: str) -> list[Finding]:
@@ -134,12 +151,13 @@ class Scrubber:
     @staticmethod
     def _run(det: Detector, text: str, deadline: float | None = None) -> list[Finding]:
         _check_deadline(deadline, det)
-        with _failing_closed(det):
-            if isinstance(det, PatternDetector):
-                return det.detect(text, deadline)
-            return list(det.detect(text))
+        if isinstance(det, PatternDetector):
+            return det.detect(text, deadline)
+        return list(det.detect(text))
 
     def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
+        if not found:
+            return ScrubResult(text, ())
         policy = self.policy
         kept = [
             f
@@ -173,20 +191,17 @@ class Scrubber:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
 
 
-@contextmanager
-def _failing_closed(det: Detector) -> Iterator[None]:
+def _failure(det: Detector | None, exc: Exception) -> ScrubError:
     """Any failure of a detector is a ScrubError: the message is held back, never passed on.
 
     The detail names the detector and the kind of failure, never the text or a value.
     """
-    try:
-        yield
-    except RegexTimeout as exc:
-        raise ScrubError("regex_timeout", exc.pattern) from exc
-    except TimeBudgetExceeded as exc:
-        raise ScrubError("time_budget", f"{det.name}: past the message's time budget") from exc
-    except Exception as exc:
-        raise ScrubError("detector_error", f"{det.name}: {type(exc).__name__}") from exc
+    name = det.name if det is not None else "engine"
+    if isinstance(exc, RegexTimeout):
+        return ScrubError("regex_timeout", exc.pattern)
+    if isinstance(exc, TimeBudgetExceeded):
+        return ScrubError("time_budget", f"{name}: past the message's time budget")
+    return ScrubError("detector_error", f"{name}: {type(exc).__name__}")
 
 
 def _check_deadline(deadline: float | None, det: Detector) -> None:

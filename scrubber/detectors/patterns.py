@@ -236,7 +236,9 @@ class _Text:
     def admits(self, check: _Check) -> bool:
         """Whether a rule can match here at all, by cheap counts (no pattern is run)."""
         min_digits, min_run, min_count, folded, cased = check
-        if min_digits and self.digits < min_digits:
+        # A run of digits is never longer than the count of all digits: count first, it is cheaper.
+        least = min_digits if min_digits > min_run else min_run
+        if least and self.digits < least:
             return False
         if min_run and self.run < min_run:
             return False
@@ -282,14 +284,61 @@ class PatternDetector:
         for r in self.rules:
             words.update(r.cue_words)
         self.cues = CueIndex(words)
+        # Which rules a message can wake, so that a message wakes few and the rest cost nothing.
+        # A rule with a gate is woken by one of its gate strings; one that requires cues, by a
+        # cue of one of those lists; any other rule, by its digit count. A woken rule still has
+        # all its pre-checks made (``_Text.admits``) before its pattern runs.
+        folded: dict[str, set[int]] = {}
+        cased: dict[str, set[int]] = {}
+        by_list: dict[str, set[int]] = {}
+        self._by_digits: list[tuple[int, int]] = []
+        for i, r in enumerate(self.rules):
+            if r.gate:
+                for g in r.gate_folded:
+                    folded.setdefault(g, set()).add(i)
+                for g in r.gate_cased:
+                    cased.setdefault(g, set()).add(i)
+            elif r.requires:
+                for name in r.requires:
+                    by_list.setdefault(name, set()).add(i)
+            else:
+                self._by_digits.append((max(r.min_digits, r.min_run), i))
+        self._folded = tuple((g, frozenset(ix)) for g, ix in folded.items())
+        self._cased = tuple((g, frozenset(ix)) for g, ix in cased.items())
+        self._by_list = {name: frozenset(ix) for name, ix in by_list.items()}
+
+    def _woken(self, doc: _Text) -> list[int]:
+        """Indexes of the rules worth trying on ``doc``, in rule order."""
+        woken: set[int] = set()
+        if self._by_digits:
+            digits = doc.digits
+            woken.update(i for least, i in self._by_digits if digits >= least)
+        if self._folded:
+            lower = doc.lower
+            for g, ix in self._folded:
+                if g in lower:
+                    woken |= ix
+        text = doc.text
+        for g, ix in self._cased:
+            if g in text:
+                woken |= ix
+        if self._by_list:
+            by_list = self._by_list
+            for name in doc.cues.lists:
+                listed = by_list.get(name)
+                if listed is not None:
+                    woken |= listed
+        return sorted(woken)
 
     def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
         """Findings in ``text``; past ``deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
         doc = _Text(text, self.cues)
         out: list[Finding] = []
         timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
-        for rule, check in zip(self.rules, self._checks, strict=True):
-            if not doc.admits(check) or (rule.requires and rule.requires.isdisjoint(doc.cues.lists)):
+        rules, checks = self.rules, self._checks
+        for i in self._woken(doc):
+            rule = rules[i]
+            if not doc.admits(checks[i]) or (rule.requires and rule.requires.isdisjoint(doc.cues.lists)):
                 continue
             budget = timeout
             if deadline is not None:

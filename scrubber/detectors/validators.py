@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import re
 from collections.abc import Callable
 
 import phonenumbers
@@ -106,7 +107,31 @@ def phone_formatted(value: str) -> int:
     groups ("020 7946 0958", "05 50 41 60 16"), or an Indian mobile in two fives. Other digit
     runs (undelimited, odd groups: "400 245639", timestamps) are left to cue-confirmed rules.
     """
+    if not _may_be_grouped_phone(value):
+        return 0
     return _phone_prefix(value, grouped=True)
+
+
+# Runs of digits; linear (one character class), so the standard library's engine is safe here.
+_DIGIT_RUNS = re.compile(r"\d+")
+
+
+def _may_be_grouped_phone(value: str) -> bool:
+    """False only where no prefix of ``value`` can pass ``_phone(..., grouped=True)``.
+
+    Most candidates of the phone pattern are IP addresses, versions, card numbers, SSNs and
+    counts; this turns them away with one scan instead of four rounds of ``_phone``. A prefix
+    that passes is digits and separators only, so its groups are the first runs of digits of
+    ``value``: it starts with "+", or its first digit is a trunk "0" (or "00"), or its groups
+    are NANP ones (3-3-4, 1-3-3-4) or an Indian mobile's 5-5.
+    """
+    runs = _DIGIT_RUNS.findall(value)
+    if not runs:
+        return False
+    if value.lstrip().startswith("+") or runs[0][0] == "0":
+        return True
+    sizes = [len(r) for r in runs[:4]]
+    return sizes[:3] == [3, 3, 4] or sizes == [1, 3, 3, 4] or (sizes[:2] == [5, 5] and runs[0][0] in "6789")
 
 
 def phone_national(value: str) -> int:
