@@ -11,7 +11,7 @@ from pathlib import Path
 
 import regex
 
-from scrubber.detectors import BatchDetector, Detector
+from scrubber.detectors import BatchDetector, Detector, validators
 from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
 from scrubber.detectors.validators import documentation_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
@@ -107,6 +107,8 @@ class Scrubber:
             raise
         except Exception as exc:
             raise _failure(det, exc) from exc
+        finally:
+            validators.forget()
         return self._finish(text, found)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
@@ -129,6 +131,8 @@ class Scrubber:
             raise
         except Exception as exc:
             raise _failure(det, exc) from exc
+        finally:
+            validators.forget()
         return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
 
     def detect(self, text: str) -> list[Finding]:

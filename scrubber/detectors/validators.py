@@ -90,7 +90,7 @@ def phone(value: str) -> int:
     if core.startswith("00"):
         core = "+" + core[2:].lstrip()
     regions = (None,) if core.startswith("+") else _PHONE_REGIONS
-    return len(value) if any(_parse(core, r) is not None for r in regions) else 0
+    return len(value) if any(_parse(core, r) for r in regions) else 0
 
 
 _NANP_GROUPS = ([3, 3, 4], [1, 3, 3, 4])
@@ -165,18 +165,18 @@ def _phone(value: str, *, grouped: bool) -> int:
     if core.count("(") != core.count(")") or _looks_like_date_or_time(core):
         return 0
     if core.startswith(("+", "00")):
-        number = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
-        return len(value) if number is not None else 0
+        valid = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
+        return len(value) if valid else 0
     sizes = [len(g) for g in groups]
     if grouped and len(sizes) < 2:
         return 0
     nanp = sizes in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
     if nanp and (len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")):
-        return len(value) if _parse(core, "US") is not None else 0
+        return len(value) if _parse(core, "US") else 0
     if digits[0] == "0" and (not grouped or (min(sizes) >= 2 and "." not in core)):
-        return len(value) if any(_parse(core, r) is not None for r in _TRUNK_REGIONS) else 0
+        return len(value) if any(_parse(core, r) for r in _TRUNK_REGIONS) else 0
     if (sizes == [5, 5] or not grouped) and len(digits) == 10 and digits[0] in "6789":
-        return len(value) if _parse(core, "IN") is not None else 0
+        return len(value) if _parse(core, "IN") else 0
     return 0
 
 
@@ -192,12 +192,31 @@ def _without_extension(value: str) -> str:
     return value.strip()
 
 
-def _parse(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
-    try:
-        number = phonenumbers.parse(value, region)
-    except phonenumbers.NumberParseException:
-        return None
-    return number if phonenumbers.is_valid_number(number) else None
+# libphonenumber's verdicts on the numbers of the message being scrubbed: a phone number is
+# judged by two pattern rules and a grammar shape, and parsing costs tens of microseconds. The
+# engine empties this after every call (``forget``), so no value outlives its message here.
+_VERDICTS: dict[tuple[str, str | None], bool] = {}
+_VERDICTS_MAX = 1024
+
+
+def forget() -> None:
+    """Drop what was remembered of the values of the last message."""
+    _VERDICTS.clear()
+
+
+def _parse(value: str, region: str | None) -> bool:
+    """Whether libphonenumber parses ``value`` (in ``region``) as a valid number."""
+    key = (value, region)
+    valid = _VERDICTS.get(key)
+    if valid is None:
+        try:
+            valid = phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+        except phonenumbers.NumberParseException:
+            valid = False
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = valid
+    return valid
 
 
 def bank_account(value: str) -> int:
