@@ -16,7 +16,7 @@ from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudge
 from scrubber.detectors.validators import documentation_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
-from scrubber.masking import replacement
+from scrubber.masking import placeholders, replacement
 
 DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # A value found once is masked wherever else it stands in the same message, but only values
@@ -176,6 +176,8 @@ class Scrubber:
                 or not documentation_ip(text[f.start : f.end])
             )
         ]
+        if kept and ("[" in text or "<" in text):
+            kept = _outside_placeholders(text, kept)
         if not kept:
             return ScrubResult(text, ())
         resolved = resolve(kept)
@@ -206,6 +208,15 @@ def _failure(det: Detector | None, exc: Exception) -> ScrubError:
     if isinstance(exc, TimeBudgetExceeded):
         return ScrubError("time_budget", f"{name}: past the message's time budget")
     return ScrubError("detector_error", f"{name}: {type(exc).__name__}")
+
+
+def _outside_placeholders(text: str, findings: list[Finding]) -> list[Finding]:
+    """``findings`` less those inside a placeholder that scrubbing wrote: scrubbing scrubbed
+    text again changes nothing ("my passport number is [PASSPORT]" stays as it is)."""
+    spans = placeholders(text)
+    if not spans:
+        return findings
+    return [f for f in findings if not any(s <= f.start and f.end <= e for s, e in spans)]
 
 
 def _check_deadline(deadline: float | None, det: Detector) -> None:

@@ -4,8 +4,26 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 
-from scrubber.dial import OperatorSpec
+from scrubber.dial import ENTITIES, OperatorSpec
+
+# What the label and hash operators write: "[PASSPORT]", "<PERSON:1a2b3c4d>". Literal
+# alternatives and one bounded class: linear on the standard library's engine.
+_PLACEHOLDER = re.compile(
+    r"\[(?:{0})\]|<(?:{0}):[0-9a-f]{{8}}>".format("|".join(sorted(ENTITIES, key=len, reverse=True)))
+)
+
+
+def placeholders(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a label or pseudonym that scrubbing wrote, as (start, end) spans.
+
+    Scrubbed text scrubbed again must not change: the words in "[PHONE_NUMBER]" are no cue
+    for the number after them, and "[PASSPORT]" is no value.
+    """
+    if "[" not in text and "<" not in text:
+        return []
+    return [m.span() for m in _PLACEHOLDER.finditer(text)]
 
 
 def replacement(value: str, entity: str, op: OperatorSpec, key: bytes | None) -> str:

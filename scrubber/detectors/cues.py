@@ -16,6 +16,7 @@ from pathlib import Path
 import regex
 
 from scrubber import rulefile
+from scrubber.masking import placeholders
 from scrubber.rulefile import RuleError
 
 # Slips forgiven in cue words of at least this many letters: one letter left out or two
@@ -246,4 +247,8 @@ class CueIndex:
                     seen[word] = lists
             if lists:
                 hits.append(CueHit(m.start(), m.end(), lists))
+        if hits and ("[" in text or "<" in text):
+            # A label that scrubbing wrote ("[PHONE_NUMBER]") names no value after it.
+            spans = placeholders(text)
+            hits = [h for h in hits if not any(s <= h.start and h.end <= e for s, e in spans)]
         return CueHits(hits)

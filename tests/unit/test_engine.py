@@ -170,3 +170,25 @@ def test_documentation_addresses_are_masked_only_when_the_policy_says_so() -> No
     policy = Policy(documentation_ips=True)
     assert Scrubber(policy).scrub(text).text == "client [IP_ADDRESS] and [IP_ADDRESS] and [IP_ADDRESS]"
     assert policy.with_level(3).documentation_ips
+
+
+@pytest.mark.parametrize("op", ["label", "hash"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TEXT,
+        "My passport number is 650305101 and it expires on 20230627.",
+        "driver license numer: D1234567 I'm in room 267 at the Hilton",
+        "call my phone 415-555-2671 about order 88213 please",
+        "Dear Maya Okafor, your card ending in 4242 ships to 12 Alder Way, Tulsa, OK 74103",
+    ],
+)
+def test_scrubbing_scrubbed_text_again_changes_nothing(op: str, text: str) -> None:
+    # A label ("[PASSPORT]", "<PHONE_NUMBER:1a2b3c4d>") holds cue words; they must not make the
+    # next number a value the second time round, and the label itself is no value.
+    scrubber = Scrubber(Policy(level=7, default_operator=OperatorSpec(op), hmac_key=b"k"))
+    once = scrubber.scrub(text)
+    assert once.findings
+    twice = scrubber.scrub(once.text)
+    assert twice.text == once.text
+    assert twice.findings == ()
