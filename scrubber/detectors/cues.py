@@ -118,6 +118,10 @@ class CueHits:
         return -1
 
 
+# What a text without cues gets (most texts): one shared, never changed.
+NO_HITS = CueHits(())
+
+
 def _runs(word: str) -> list[tuple[str, int]]:
     """``word`` as runs of one character: "passport" -> p a ss p o r t (separators as one)."""
     out: list[tuple[str, int]] = []
@@ -247,7 +251,9 @@ class CueIndex:
                     seen[word] = lists
             if lists:
                 hits.append(CueHit(m.start(), m.end(), lists))
-        if hits and ("[" in text or "<" in text):
+        if not hits:
+            return NO_HITS
+        if "[" in text or "<" in text:
             # A label that scrubbing wrote ("[PHONE_NUMBER]") names no value after it.
             spans = placeholders(text)
             hits = [h for h in hits if not any(s <= h.start and h.end <= e for s, e in spans)]
