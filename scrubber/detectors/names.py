@@ -9,6 +9,7 @@ devset this finds more names, far fewer false ones, and costs a few regular expr
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors.cues import CueIndex, with_slips
+from scrubber.detectors.cues import SEEN_MAX, CueHits, CueIndex, with_slips
 from scrubber.detectors.patterns import RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
@@ -52,6 +53,8 @@ _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
 _INITIALS = r"\p{Lu}\.(?:[ \t]?\p{Lu}\.)*"
 # The end of a line, "\r\n" or "\n" (the SMTP relay hands over bodies with CRLF).
 _EOL = r"[ \t]*\r?$"
+# The words before a relation: "my mother, Katie Garcia".
+_POSSESSIVES = ("my", "our", "his", "her", "their")
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 _NAME_WORD = regex.compile(r"[^\s]+")
@@ -70,6 +73,11 @@ def _alternation(words: Sequence[str]) -> str:
         body = r"[\s_-]+".join(regex.escape(p) for p in w.split())
         parts.append(body + (r"\b" if w[-1].isalnum() else ""))
     return "(?:" + "|".join(parts) + ")"
+
+
+# A context's phrase inside a longer one: (start, end or -1 if it runs on past the longer
+# phrase, context, what must follow the longer phrase then: " word" after a blank, or "'s").
+_Inner = tuple[int, int, str, str]
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,10 @@ class NameLexicon:
     # versions (larger patterns) only where a phrase was mistyped.
     trigger: CueIndex
     phrases: frozenset[str]
+    # For each phrase that is more than one plain word, the phrases of any context inside it
+    # (the scan reports only the longest): (start, end or -1 if it runs on past, context).
+    inside: Mapping[str, tuple[_Inner, ...]]
+    particles: frozenset[str]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -135,13 +147,14 @@ def load_names(path: Path) -> NameLexicon:
         end = r"(?![\p{L}'’-])"
         # More names in the same slot: "cc: Hiroshi Tanaka, Maria Lopez", "Hi Jane and Tom,".
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
+        mine = "|".join(_POSSESSIVES)
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
         contexts = {
             "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{name(word)}{end}",
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{titled(word)}{end}(?:{also}{end})?",
-            "relation": rf"(?i:\b(?:my|our|his|her|their)\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
+            "relation": rf"(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
             "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
             + r")[ \t]+"
@@ -212,10 +225,49 @@ def load_names(path: Path) -> NameLexicon:
             ambiguous=frozenset(w["ambiguous"]),
             trigger=CueIndex(phrases),
             phrases=frozenset(_phrase(p) for group in phrases.values() for p in group),
+            inside=_inside(phrases),
+            particles=frozenset(w["particles"]),
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
     return lex
+
+
+def _inside(phrases: Mapping[str, Sequence[str]]) -> dict[str, tuple[_Inner, ...]]:
+    """For each phrase that is not one plain word, where the phrases of each context sit in it.
+
+    "many thanks" holds the greeting "thanks", "user.name is" the intro "name is"; a phrase
+    may also run on past the end ("you" in "thank you" starts "you are speaking with"), and
+    then what must come next is kept: its next word (after a blank), or the rest of the word
+    ("'s" of "name's"). Slips count, as the mistyped patterns allow them.
+    """
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    for how, group in phrases.items():
+        for v in with_slips(group):
+            q = _phrase(v)
+            by_first.setdefault(q[0], []).append((q, how))
+    table: dict[str, tuple[_Inner, ...]] = {}
+    for p in {_phrase(x) for group in phrases.values() for x in group}:
+        if p.isalnum():
+            continue
+        entries: set[_Inner] = set()
+        for k in range(len(p)):
+            if not _run_starts(p, k):
+                continue
+            rest = p[k:]
+            for q, how in by_first.get(p[k], ()):
+                if rest.startswith(q):
+                    end = k + len(q)
+                    # A phrase that ends inside a word of ``p`` cannot match there (``\b``).
+                    if end == len(p) or not (q[-1].isalnum() and p[end].isalnum()):
+                        entries.add((k, end, how, ""))
+                elif q.startswith(rest):
+                    more = q[len(rest) :]
+                    entries.add(
+                        (k, -1, how, " " + more.split(" ")[1] if more[0] == " " else more.split(" ")[0])
+                    )
+        table[p] = tuple(sorted(entries))
+    return table
 
 
 def _phrase(text: str) -> str:
@@ -233,7 +285,14 @@ def _title(titles: list[str]) -> str:
 
 
 class NameDetector:
-    """PERSON by context; a name found once is also masked where it recurs in the message."""
+    """PERSON by context; a name found once is also masked where it recurs in the message.
+
+    A context's pattern is tried only where the trigger scan found one of its phrases, anchored
+    there (at the phrase, at the start of its line, or at the "my" before it), and only after a
+    cheap test of the characters around the phrase says a name can follow. Every test is a
+    necessary condition of the pattern, so it never drops a match; it only spares the pattern
+    call (with its timeout, a microsecond or two each) at the many phrases that start no name.
+    """
 
     name = "names"
     entities = frozenset({"PERSON"})
@@ -241,22 +300,30 @@ class NameDetector:
     def __init__(self, lexicon: NameLexicon, *, timeout: float = 0.5) -> None:
         self.lex = lexicon
         self.timeout = timeout
+        # The contexts inside a trigger phrase of several words, by the phrase as matched (a
+        # message repeats the same few); None for a mistyped one. Bounded: input is untrusted.
+        self._inside: dict[str, tuple[bool, tuple[_Inner, ...]]] = {}
+        # The contexts with a pattern for capitalised names, and for lower-case lines.
+        self._cased = frozenset(lexicon.exact.cased)
+        self._lower = frozenset(lexicon.exact.lower)
 
     def detect(self, text: str) -> list[Finding]:
         try:
-            spans = sorted({(s, e): how for s, e, how in self._spans(text)}.items())
+            candidates = self._candidates(text)
         except TimeoutError as exc:
             raise RegexTimeout("person") from exc
-        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for (s, e), how in spans]
-        out.extend(self._recurring(text, out))
-        return out
-
-    def _spans(self, text: str) -> Iterator[tuple[int, int, str]]:
-        for start, end, how in self._candidates(text):
+        if not candidates:
+            return []
+        spans: dict[tuple[int, int], str] = {}
+        for start, end, how in candidates:
             cut = self._trim(text, start, end)
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in _OPEN_ENDED and cut > start):
-                yield start, cut, how
+                spans[start, cut] = how
+        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for (s, e), how in sorted(spans.items())]
+        if out:
+            out.extend(self._recurring(text, out))
+        return out
 
     def _trim(self, text: str, start: int, end: int) -> int:
         """End of the name once a word that is never a name cuts it short (start: no name).
@@ -268,49 +335,228 @@ class NameDetector:
             if word in self.lex.org_words:
                 return start
             if word in self.lex.not_names:
-                return max(start, len(text[: m.start()].rstrip(" \t")))
+                return start + len(text[start : m.start()].rstrip(" \t"))
         return end
 
-    def _candidates(self, text: str) -> Iterator[tuple[int, int, str]]:
+    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+        """Names in their contexts, as (start, end, context); not yet trimmed."""
+        out: list[tuple[int, int, str]] = []
+        hits = self.lex.trigger.scan(text)
+        # Worked out only once a pattern is about to run (most messages run none).
+        mistyped: frozenset[str] | None = None
+        closings: list[int] = []  # starts of the lines that may be closing lines
+        if hits:
+            for lower, starts in enumerate(self._starts(text, hits, closings)):
+                # The lower-case patterns run only where a whole line is typed without capitals.
+                if not starts or (lower and not any(line.islower() for line in text.split("\n"))):
+                    continue
+                if mistyped is None:
+                    mistyped = self._mistyped(text, hits)
+                for how in _ORDER:
+                    at = starts.get(how)
+                    if not at:
+                        continue
+                    ctx = self.lex.slipped if how in mistyped else self.lex.exact
+                    pattern = ctx.lower[how] if lower else ctx.cased[how]
+                    for m in self._matches(pattern, text, at):
+                        for s, e in m.spans("n"):
+                            if not lower or _line(text, s).islower():
+                                out.append((s, e, how))
+        if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
+            for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
+                for s, e in m.spans("n"):
+                    out.append((s, e, "display"))
+        dashes = _DASHES.search(text) is not None
+        if closings or dashes:
+            out.extend(self._signatures(text, hits, list(closings), dashes, mistyped))
+        if "insert" in text.lower():
+            out.extend(self._sql(text))
+        return out
+
+    def _starts(
+        self, text: str, hits: CueHits, closings: list[int]
+    ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """Where each context's pattern may match, capitalised and on lower-case lines (sorted).
+
+        A phrase of one word is what the scan found. A longer one may hide the phrases of
+        other contexts inside it ("many thanks" holds the greeting "thanks"), which the
+        context's pattern would have found had it run over the whole message: those count too,
+        for the contexts that have a phrase of their own in the message. The closings found
+        go to ``closings``, as the starts of their lines.
+        """
+        cased: dict[str, list[int]] = {}
+        lower: dict[str, list[int]] = {}
+        records: list[int] = []
+        for hit in hits:
+            s, e = hit.start, hit.end
+            matched = text[s:e]
+            if matched.isalnum():
+                for how in hit.lists:
+                    self._note(how, text, s, e, cased, lower, records, closings)
+                continue
+            wanted = hits.lists
+            for off, end, how, nxt in self._inside_of(matched)[1]:
+                if nxt and not _continues(text, hit.end, nxt):
+                    continue
+                for h in (how,) if how else wanted:
+                    if h in wanted:
+                        self._note(
+                            h, text, s + off, s + end if end >= 0 else -1, cased, lower, records, closings
+                        )
+        if records:
+            cased["record"], lower["record"] = _record_lines(text, records, self.lex.particles)
+        for starts in (cased, lower):
+            for how, at in starts.items():
+                if len(at) > 1:
+                    starts[how] = sorted(set(at))
+        return cased, lower
+
+    def _note(
+        self,
+        how: str,
+        text: str,
+        p: int,
+        end: int,
+        cased: dict[str, list[int]],
+        lower: dict[str, list[int]],
+        records: list[int],
+        closings: list[int],
+    ) -> None:
+        """Files where a context's pattern may match, given its phrase at ``p`` (ending at
+        ``end``; -1 if that is not known), if the text around the phrase lets it match at all.
+        """
+        if how == "closing":
+            start = _closing_line(text, p, end)
+            if start >= 0:
+                closings.append(start)
+            return
+        if how == "record":
+            records.append(p)
+            return
+        if how == "sign_same_line":
+            start = _line_opened_by(text, p)
+            if start >= 0 and (end < 0 or _signed(text, end)):
+                _file(cased, how, start)
+            return
+        if how == "relation":
+            start = _possessive(text, p)
+            if start < 0:
+                return
+        elif (how == "title" and not text[p].isupper()) or (how == "talk" and not text[p].islower()):
+            # Titles are matched capitalised, the phrases of "talk" in lower case only.
+            return
+        else:
+            start = p
+        i = _name_index(how, text, end) if end >= 0 else -2
+        if i == -1:
+            return
+        # After a title the name may start with a particle ("van der Berg").
+        if how in self._cased and (i < 0 or _may_start(text, i, how == "title")):
+            _file(cased, how, start)
+        if how in self._lower and (i < 0 or _may_start(text, i, True)):
+            _file(lower, how, start)
+
+    def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...]]:
+        """Whether a trigger phrase (not one plain word) is spelt right, and the phrases in it.
+
+        As in ``NameLexicon.inside``, with offsets within ``matched``; context "" stands for
+        every context, at each word of a mistyped phrase (nothing is known of what it hides).
+        """
+        known = self._inside.get(matched)
+        if known is not None:
+            return known
+        low = matched.lower()
+        words = [(m.start(), m.end()) for m in _WORD.finditer(low)]
+        phrase = " ".join(low[a:b] for a, b in words)
+        table = self.lex.inside.get(phrase) if len(low) == len(matched) else None
+        if table is not None:
+            # Offsets in the phrase as written in the lexicon -> offsets in the text.
+            where: list[tuple[int, int]] = []  # (offset in the phrase, offset in the text)
+            at = 0
+            for a, b in words:
+                where.append((at, a))
+                at += b - a + 1
+
+            entries = tuple(
+                (_place(where, k), _place(where, e) if e >= 0 else -1, how, nxt) for k, e, how, nxt in table
+            )
+            known = (True, entries)
+        else:
+            starts = [i for i in range(len(matched)) if _run_starts(matched, i)]
+            known = (phrase in self.lex.phrases, tuple((i, -1, "", "") for i in starts))
+        if len(self._inside) < SEEN_MAX:
+            self._inside[matched] = known
+        return known
+
+    def _mistyped(self, text: str, hits: CueHits) -> frozenset[str]:
+        """The contexts with a mistyped phrase in the message: their patterns allow the slips."""
+        out: set[str] = set()
+        for hit in hits:
+            matched = text[hit.start : hit.end]
+            if matched.isalnum():
+                if matched.lower() not in self.lex.phrases:
+                    out |= hit.lists
+            elif not self._inside_of(matched)[0]:
+                out |= hit.lists
+        return frozenset(out)
+
+    def _matches(
+        self, pattern: regex.Pattern[str], text: str, starts: list[int]
+    ) -> Iterator[regex.Match[str]]:
+        """The matches of ``pattern`` at ``starts`` (sorted), as ``finditer`` would find them there.
+
+        A match hides the starts it covers. The calls share one time budget, that of one
+        pass over the whole message.
+        """
+        deadline = time.monotonic() + self.timeout
+        last = 0
+        for start in starts:
+            if start < last:
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("names: time budget spent")
+            m = pattern.match(text, start, timeout=left)
+            if m is not None:
+                last = m.end()
+                yield m
+
+    def _signatures(
+        self,
+        text: str,
+        hits: CueHits,
+        starts: list[int],
+        dashes: bool,
+        mistyped: frozenset[str] | None,
+    ) -> Iterator[tuple[int, int, str]]:
+        """The name on the line after a closing line ("Best regards,") or a "-- " delimiter.
+
+        ``starts`` are the lines where a closing may stand; the lines of dashes join them.
+        """
+        for dash in _SIG_DASHES if dashes else ():
+            pos = text.find(dash)
+            while pos >= 0:
+                s = _dash_line(text, pos)
+                if s >= 0:
+                    starts.append(s)
+                end = text.find("\n", pos)
+                pos = text.find(dash, end) if end >= 0 else -1
+        if not starts:
+            return
+        if mistyped is None:
+            mistyped = self._mistyped(text, hits)
+        ctx = self.lex.slipped if "closing" in mistyped else self.lex.exact
         t = self.timeout
-        wanted: set[str] = set()
-        mistyped: set[str] = set()
-        for hit in self.lex.trigger.scan(text):
-            wanted |= hit.lists
-            if _phrase(text[hit.start : hit.end]) not in self.lex.phrases:
-                mistyped |= hit.lists
-        if "@" in text and "<" in text:
-            wanted.add("display")
-        if any(d in text for d in _SIG_DASHES):
-            wanted.add("closing")
-        lower_lines = any(line.islower() for line in text.split("\n"))
-        for how in wanted:
-            ctx = self.lex.slipped if how in mistyped else self.lex.exact
-            pattern = ctx.cased.get(how)
-            if pattern is not None:
-                for m in pattern.finditer(text, timeout=t):
-                    for s, e in m.spans("n"):
-                        yield s, e, how
-            pattern = ctx.lower.get(how) if lower_lines else None
-            if pattern is not None:
-                for m in pattern.finditer(text, timeout=t):
-                    for s, e in m.spans("n"):
-                        if _line(text, s).islower():
-                            yield s, e, how
-        if "closing" in wanted:
-            ctx = self.lex.slipped if "closing" in mistyped else self.lex.exact
-            for m in ctx.closing.finditer(text, timeout=t):
-                nxt = _next_line(text, m.end())
-                if nxt is not None:
-                    s, e = nxt
+        for m in self._matches(ctx.closing, text, sorted(set(starts))):
+            nxt = _next_line(text, m.end())
+            if nxt is not None:
+                s, e = nxt
+                if _may_start(text, _skip_space(text, s, ">"), False):
                     n = self.lex.name_line.fullmatch(text, s, e, timeout=t)
                     if n is not None:
                         yield n.start("n"), n.end("n"), "signature"
-        yield from self._sql(text, text.lower())
 
-    def _sql(self, text: str, low: str) -> Iterator[tuple[int, int, str]]:
-        if "insert" not in low:
-            return
+    def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
             vals = list(_SQL_VALUE.finditer(text, m.start("vals"), m.end("vals")))
@@ -333,11 +579,248 @@ class NameDetector:
         }
         out: list[Finding] = []
         taken = [(f.start, f.end) for f in found]
+        size = len(text)
         for word in words:
-            for m in regex.finditer(rf"(?<![\p{{L}}\d'’-]){regex.escape(word)}(?![\p{{L}}\d'’-])", text):
-                if not any(s <= m.start() < e for s, e in taken):
-                    out.append(Finding(m.start(), m.end(), "PERSON", SCORE - 0.1, "names:recurring"))
+            # Non-overlapping whole-word occurrences, left to right (as a regex scan finds them).
+            i = text.find(word)
+            while i >= 0:
+                j = i + len(word)
+                if (i == 0 or not _joins(text[i - 1])) and (j == size or not _joins(text[j])):
+                    if not any(s <= i < e for s, e in taken):
+                        out.append(Finding(i, j, "PERSON", SCORE - 0.1, "names:recurring"))
+                    i = text.find(word, j)
+                else:
+                    i = text.find(word, i + 1)
         return out
+
+
+# The order the contexts are tried in; where two find the same span, the later names it.
+_ORDER = (
+    "field",
+    "list_field",
+    "intro",
+    "relation",
+    "record",
+    "greeting",
+    "title",
+    "loose_intro",
+    "sign_same_line",
+    "talk",
+)
+# A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
+# asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
+_DISPLAY_HINT = re.compile(r"<[^<>@]+@")
+# Any signature delimiter at all (a literal alternation: linear).
+_DASHES = re.compile("|".join(re.escape(d) for d in _SIG_DASHES))
+# The words of a trigger phrase as matched, between the separators the scan allows.
+_WORD = re.compile(r"[^\s_-]+")
+# A character that joins a name word to its neighbour, as the recurrence pattern had it:
+# one character class, so no backtracking.
+_JOINER = regex.compile(r"[\p{L}\d'’-]")
+
+
+def _continues(text: str, i: int, nxt: str) -> bool:
+    """Whether the text at ``i`` goes on as a phrase does: " word" after blanks, or "'s" at once."""
+    if nxt[0] == " ":
+        j = _skip_space(text, i, "_-")
+        if j == i:
+            return False
+        i, nxt = j, nxt[1:]
+    piece = text[i : i + len(nxt)]
+    return piece.lower() == nxt or piece.casefold() == nxt.casefold()
+
+
+def _place(where: list[tuple[int, int]], x: int) -> int:
+    """The text offset of offset ``x`` of a phrase, given where each word starts in both."""
+    for n, a in reversed(where):
+        if n <= x:
+            return a + x - n
+    return x
+
+
+def _run_starts(text: str, i: int) -> bool:
+    """Whether a run of letters or digits starts at ``i`` (where a context's phrase may start)."""
+    return text[i].isalnum() and (i == 0 or not text[i - 1].isalnum())
+
+
+def _joins(ch: str) -> bool:
+    if ch.isascii():
+        return ch.isalnum() or ch in "'-"
+    return _JOINER.match(ch) is not None
+
+
+def _may_start(text: str, i: int, lower: bool) -> bool:
+    """Whether a name may start at ``i``: a capital (or "al-", "d'" ...), any letter on a lower line.
+
+    Never false where the pattern would match; beyond ASCII it says yes to all but lower-case
+    letters, because the regex module knows letters newer than this Python's Unicode tables.
+    """
+    if i >= len(text):
+        return False
+    ch = text[i]
+    if ch.isascii():
+        return ch.isalpha() if lower else (ch.isupper() or ch in "aeud")
+    return lower or not ch.islower()
+
+
+def _skip(text: str, i: int, chars: str) -> int:
+    n = len(text)
+    while i < n and text[i] in chars:
+        i += 1
+    return i
+
+
+def _skip_space(text: str, i: int, extra: str = "") -> int:
+    n = len(text)
+    while i < n and (text[i].isspace() or text[i] in extra):
+        i += 1
+    return i
+
+
+def _name_index(how: str, text: str, end: int) -> int:
+    """Where the name may start after a context's phrase ending at ``end``; -1 if nowhere."""
+    if how == "greeting":  # "Hi Jane", "Hello, Jane"
+        i = _skip(text, end, " \t,")
+    elif how in ("intro", "loose_intro"):  # "my name is Jane", "this is\nJane"
+        i = _skip_space(text, end)
+    elif how == "relation":  # "my mother, Jane"
+        i = _skip_space(text, end, ",")
+    elif how == "title":  # "Mr. van der Berg"
+        i = _skip(text, end, ". \t")
+    elif how == "talk":  # "speak with owen"
+        i = _skip(text, end, " \t")
+    elif how == "field":  # 'name: Jane', 'name="Jane"', '"name": "Jane"'
+        i = _skip_space(text, end, "\"'")
+        if i >= len(text) or text[i] not in ":=":
+            return -1
+        return _skip_space(text, i + 1, "\"'")
+    elif how == "list_field":  # "cc: Jane"
+        i = _skip(text, end, " \t")
+        if i >= len(text) or text[i] != ":":
+            return -1
+        return _skip(text, i + 1, " \t")
+    else:
+        return end
+    return i if i > end else -1
+
+
+def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
+    if how in starts:
+        starts[how].append(start)
+    else:
+        starts[how] = [start]
+
+
+def _possessive(text: str, p: int) -> int:
+    """Start of the "my", "our", "his", "her" or "their" before the phrase at ``p``, or -1."""
+    j = p
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    # All of them end in "y", "r" or "s" (or the long s, which the pattern takes for an "s"):
+    # one look rules out most words.
+    if j == p or text[j - 1] not in "yrsYRS\u017f":
+        return -1
+    for word in _POSSESSIVES:
+        if j >= len(word) and text[j - len(word) : j].casefold() == word:
+            return j - len(word)
+    return -1
+
+
+def _line_opened_by(text: str, p: int) -> int:
+    """Start of the line of ``p`` if nothing but spaces and ">" come before ``p`` on it, else -1."""
+    k = p - 1
+    while k >= 0:
+        ch = text[k]
+        if ch == "\n":
+            break
+        if ch != ">" and not ch.isspace():
+            return -1
+        k -= 1
+    return k + 1
+
+
+def _signed(text: str, end: int) -> bool:
+    """After a closing on the same line as the name: a comma or a dash ("Thanks, Ana")."""
+    i = _skip(text, end, " \t")
+    return i < len(text) and text[i] in ",-–—"
+
+
+def _closing_line(text: str, p: int, end: int) -> int:
+    """Start of the line of a closing at ``p`` if the closing is all there is on it, else -1."""
+    s = _line_opened_by(text, p)
+    if s < 0 or end < 0:
+        return s
+    i = _skip(text, end, " \t,.!\r")
+    return s if i == len(text) or text[i] == "\n" else -1
+
+
+def _dash_line(text: str, pos: int) -> int:
+    """Start of the line of a dash at ``pos`` if the line may be a signature delimiter, else -1."""
+    s = _line_opened_by(text, pos)
+    if s < 0:
+        return -1
+    i = _skip(text, _skip(text, pos, "-–—"), " \t\r")
+    return s if i == len(text) or text[i] == "\n" else -1
+
+
+def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tuple[list[int], list[int]]:
+    """The lines where a record ("Lee Huang, SSN ...") may stand, given its cues (in order).
+
+    The starts of those lines, for a capitalised name and for one in lower case (which needs
+    its comma: "lee huang, ssn ...").
+    """
+    cased: list[int] = []
+    lower: list[int] = []
+    line = -1  # start of the line of the last cue looked at
+    seen = 0  # where the search for that line's start began
+    for p in points:
+        k = text.rfind("\n", seen, p)
+        seen = p
+        if k >= 0 or line < 0:
+            line = k + 1 if k >= 0 else 0
+        # A name, and a comma or blanks, right before the cue: "Lee Huang, SSN", "Lee Huang SSN".
+        i = p
+        while i > line and text[i - 1] in " \t":
+            i -= 1
+        if i in (p, line):
+            continue
+        comma = text[i - 1] == ","
+        if comma:
+            i -= 1
+            if i == line:
+                continue
+        if not _ends_name(text[i - 1]):
+            continue
+        if comma and (not lower or lower[-1] != line):
+            lower.append(line)
+        if (not cased or cased[-1] != line) and _capitalised(text[line:i], comma, particles):
+            cased.append(line)
+    return cased, lower
+
+
+def _ends_name(ch: str) -> bool:
+    return ch.isalpha() or ch in "'’" or not ch.isascii()
+
+
+def _capitalised(head: str, comma: bool, particles: frozenset[str]) -> bool:
+    """Whether the start of a line up to a record's cue can be a capitalised name.
+
+    An optional "Key:" and then name words, particles or initials only: "Customer: Lee Huang".
+    Without a comma the name has two words or more. A long head is let through untested.
+    """
+    if len(head) > 80:
+        return True
+    words = head.lstrip("> \t").split()
+    if words and words[0].endswith(":"):
+        words = words[1:]
+    named = 0
+    for word in words:
+        if word.lower() in particles:
+            continue
+        if not _may_start(word, 0, False):
+            return False
+        named += 1
+    return named >= (1 if comma else 2)
 
 
 def _line(text: str, pos: int) -> str:
