@@ -64,6 +64,7 @@ _SQL = regex.compile(
 _SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
 # A signature block's delimiter line ("-- ") stands where a closing would.
 _SIG_DASHES = ("--", "—", "–")
+_DASH, _EM_DASH, _EN_DASH = _SIG_DASHES
 _SEPARATORS = re.compile(r"[\s_-]+")
 
 
@@ -366,7 +367,7 @@ class NameDetector:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
                 for s, e in m.spans("n"):
                     out.append((s, e, "display"))
-        dashes = _DASHES.search(text) is not None
+        dashes = _DASH in text or _EM_DASH in text or _EN_DASH in text
         if closings or dashes:
             out.extend(self._signatures(text, hits, list(closings), dashes, mistyped))
         if "insert" in text.lower():
@@ -610,8 +611,6 @@ _ORDER = (
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
 _DISPLAY_HINT = re.compile(r"<[^<>@]+@")
-# Any signature delimiter at all (a literal alternation: linear).
-_DASHES = re.compile("|".join(re.escape(d) for d in _SIG_DASHES))
 # The words of a trigger phrase as matched, between the separators the scan allows.
 _WORD = re.compile(r"[^\s_-]+")
 # A character that joins a name word to its neighbour, as the recurrence pattern had it:

@@ -1,0 +1,171 @@
+"""The name detector tries each context only at its trigger phrases, after cheap character tests.
+
+Those tests must be looser than the patterns on every character, and the anchored search must
+find what each pattern found when it ran over the whole message: checked here against a
+detector that still does the latter, on hand-picked and on generated texts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scrubber import rulefile
+from scrubber.detectors import names
+from scrubber.detectors.names import NameDetector, load_names
+
+# Every code point that can stand in a str (no lone surrogates).
+ALL = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+LEXICON = load_names(rulefile.grammar_dir() / "names.yaml")
+
+
+class WholeText(NameDetector):
+    """The detector as it was: every context with a phrase in the message runs over all of it."""
+
+    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+        lex = self.lex
+        wanted: set[str] = set()
+        mistyped: set[str] = set()
+        for hit in lex.trigger.scan(text):
+            wanted |= hit.lists
+            if names._phrase(text[hit.start : hit.end]) not in lex.phrases:
+                mistyped |= hit.lists
+        if "@" in text and "<" in text:
+            wanted.add("display")
+        if any(d in text for d in names._SIG_DASHES):
+            wanted.add("closing")
+        lower_lines = any(line.islower() for line in text.split("\n"))
+        out = []
+        for how in sorted(wanted):
+            ctx = lex.slipped if how in mistyped else lex.exact
+            if how in ctx.cased:
+                out += [(s, e, how) for m in ctx.cased[how].finditer(text) for s, e in m.spans("n")]
+            if lower_lines and how in ctx.lower:
+                for m in ctx.lower[how].finditer(text):
+                    out += [(s, e, how) for s, e in m.spans("n") if names._line(text, s).islower()]
+        if "closing" in wanted:
+            ctx = lex.slipped if "closing" in mistyped else lex.exact
+            for m in ctx.closing.finditer(text):
+                nxt = names._next_line(text, m.end())
+                n = lex.name_line.fullmatch(text, *nxt) if nxt else None
+                if n is not None:
+                    out.append((n.start("n"), n.end("n"), "signature"))
+        if "insert" in text.lower():
+            out += list(self._sql(text))
+        return out
+
+
+FAST = NameDetector(LEXICON)
+SLOW = WholeText(LEXICON)
+
+
+def _spans(detector: NameDetector, text: str) -> list[tuple[int, int]]:
+    return sorted((f.start, f.end) for f in detector.detect(text))
+
+
+def _marked(text: str) -> tuple[str, list[str]]:
+    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
+
+
+CASES = [
+    # A phrase of one context inside a longer one of another: "many thanks" holds the greeting
+    # "thanks", "user.name" the intro "name is", "thank you" the start of "you are speaking with".
+    "Hello team,\nMany thanks [[Jane]], see you soon",
+    "I'm here. user.name is [[Jane Doe]]",
+    "Hi all, thank you are speaking with [[Tom Baker]]",
+    # A phrase that runs on past the longer one: "thank you so much" after "thank you".
+    "Hello,\r\nThank you so much, [[Ana]]\r\n",
+    # Triggers at the very start and the very end of the text.
+    "Regards",
+    "Thanks,\n[[Ruth Gordon]]",
+    "please call me, thanks",
+    "see you then\n--",
+    # CRLF lines, quoted lines, a closing after blank lines, a delimiter with a trailing blank.
+    "ok\r\n\r\n> Kind regards,\r\n> [[Barry Townsend]]\r\n",
+    "see you then\n-- \n[[Lars Eriksson]]\nSenior Engineer",
+    # Mistyped phrases, of one word and of several.
+    "Regrads,\n[[Liam O'Connor]]",
+    "Kind regrads,\n[[Aroha Ngata]]",
+    # A relation after "my" on the line before, and one whose "my" is part of another word.
+    "it was my\nmother, [[Katie Garcia]], who called",
+    "tell enemy mother Katie to call",
+    # Records: the name, a comma or blanks, the cue; not after other words or digits.
+    "Customer: [[Alexander Hawkins]], SSN 440-34-3006",
+    "For verification: SSN 278-95-4191, date of birth 05/24/1949.",
+    "Please update the account for Jonas Kowalski",
+    "customer: [[panini sarma]], ssn 409-57-3615",
+    # A phrase inside the match of another: the greeting's list of names takes in "Thanks Tom"
+    # (then cut at "Thanks"), so "Thanks" starts no greeting of its own.
+    "Hi [[Jane]], Thanks Tom",
+    # Non-ASCII around the phrases, and a letter newer than this Python's Unicode tables.
+    "Hola [[Zoë]], thanks",
+    "Dear Mr. [[Ødegård]],\nthanks",
+    "Hi \U0001e030ala, thanks",
+]
+
+
+@pytest.mark.parametrize("marked", CASES)
+def test_anchored_search_finds_what_the_whole_text_search_found(marked: str) -> None:
+    text, expected = _marked(marked)
+    assert _spans(FAST, text) == _spans(SLOW, text)
+    found = sorted(FAST.detect(text), key=lambda f: f.start)
+    if expected:
+        assert [text[f.start : f.end] for f in found if f.detector != "names:recurring"] == expected
+
+
+# Random messages built from the lexicon's phrases, names, blanks and punctuation, mostly as a
+# phrase, a gap and a name.
+PHRASES = sorted(LEXICON.phrases)
+NAMES = ["Jane", "Ruth Gordon", "van der Berg", "O'Neil", "maya okafor", "J. R. Hartley", "al-Rashid"]
+WORDS = ["Support", "Team", "my", "My", "the", "ok", "you", "so much", "is", "SSN", "user.", "Zoë"]
+WORDS += ["<ana@example.com>", "440-34-3006"]
+GLUE = [" ", "  ", "\n", "\r\n", "\t", ", ", ",", ": ", "=", '"', "'", ".", "-", "--", "— ", "> ", "\n\n"]
+phrase = st.sampled_from(PHRASES).flatmap(lambda p: st.sampled_from([p, p.capitalize(), p.upper()]))
+glue = st.sampled_from(GLUE)
+gap = st.sampled_from([" ", ", ", ": ", "\n", "=", " - "])
+unit = st.one_of(
+    st.tuples(phrase, gap, st.sampled_from(NAMES), glue).map("".join),
+    st.tuples(st.sampled_from(NAMES), gap, phrase, glue).map("".join),
+    phrase,
+    st.sampled_from(NAMES + WORDS),
+    glue,
+    st.text(max_size=3),
+)
+messages = st.lists(unit, max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages)
+def test_anchored_search_equals_whole_text_search_on_generated_messages(text: str) -> None:
+    assert _spans(FAST, text) == _spans(SLOW, text)
+
+
+def test_a_name_may_start_wherever_the_name_patterns_start_one() -> None:
+    # _CASED, _INITIALS and titles start with a capital or with "al-", "el-", "d'" ...
+    cased = set(regex.findall(r"\p{Lu}|[aeud]", ALL))
+    lower = set(regex.findall(r"\p{L}", ALL))
+    assert all(names._may_start(ch, 0, False) for ch in cased)
+    assert all(names._may_start(ch, 0, True) for ch in lower)
+    assert not names._may_start("b", 0, False) and not names._may_start("1", 0, True)
+
+
+def test_the_blank_tests_take_every_blank_of_the_patterns() -> None:
+    assert all(ch.isspace() for ch in regex.findall(r"\s", ALL))
+
+
+def test_the_joiner_test_is_the_recurrence_pattern_s_class() -> None:
+    joiners = set(regex.findall(r"[\p{L}\d'’-]", ALL))
+    assert {ch for ch in ALL if names._joins(ch)} == joiners
+
+
+def test_a_name_ends_wherever_the_name_patterns_end_one() -> None:
+    assert all(names._ends_name(ch) for ch in regex.findall(r"[\p{L}'’]", ALL))
+
+
+def test_the_possessive_test_knows_every_spelling_the_pattern_folds_to() -> None:
+    last = "".join(sorted({w[-1] for w in names._POSSESSIVES}))
+    assert set(regex.findall(f"(?i:[{last}])", ALL)) <= set("yrsYRS\u017f")
