@@ -21,8 +21,16 @@ from typing import Any
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors.cues import CueHit, CueIndex
-from scrubber.detectors.tokens import MASK_HINT, NUMBER_LIKE, Token, Value, tokenize, values
+from scrubber.detectors.cues import CueHit, CueHits, CueIndex
+from scrubber.detectors.tokens import (
+    MASK_HINT,
+    Token,
+    Value,
+    masked_value_pattern,
+    number_like,
+    tokenize,
+    values,
+)
 from scrubber.detectors.validators import VALIDATORS, Validator
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.findings import Finding
@@ -36,6 +44,8 @@ MODEL_EXCLUDE = ("tagger", "attribute_ruler", "lemmatizer", "ner", "senter")
 _SENTENCE_END = regex.compile(r"(?<=[.!?])\s+")
 # A word that changes from lower to upper case: "cardLast4", "postalCode" (keys in JSON logs).
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# The same test as a pair of characters: it starts with a class, so a search skips in C.
+_CAMEL_PAIR = re.compile(r"[a-z][A-Z]")
 # An entity cue with a 4 glued on says "the last four": "ssn4", "card_4".
 _LAST4 = re.compile(r"_?4(?![0-9])")
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
@@ -358,6 +368,11 @@ class GrammarDetector:
                     for alnum in ((False, True) if shape.alnum else (False,))
                 )
         self._fits = {name: frozenset(f) for name, f in fits.items()}
+        # Where a masked value that a masked rule could take may stand: a sentence that only a
+        # masked number lets in, and has none of these, cannot yield a finding.
+        self._maskable = masked_value_pattern(
+            n for rule in self._masked_rules for shape in rule.shapes for n in shape.digits
+        )
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
     def detect(self, text: str) -> list[Finding]:
@@ -385,7 +400,7 @@ class GrammarDetector:
                 named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
                 pending, s.pending = s.pending, []
                 for v in pending:
-                    if self._could_fit(v, s.qualified, named):
+                    if self._could_fit(text, v, s.qualified, named):
                         s.pending.append(v)
                     elif v.masked:
                         s.unclaimed.append(v)
@@ -401,14 +416,20 @@ class GrammarDetector:
     # -------------------------------------------------------------- steps
     def gate(self, text: str) -> list[CueHit] | None:
         """The cues of ``text`` if it may hold a value a rule takes, else None (most messages)."""
-        if NUMBER_LIKE.search(text) is None:
+        if not number_like(text):
             return None
         hits = _scan(self.grammar.cues, text)
-        if any(h.lists & self.grammar.gate_lists for h in hits) or (
-            self._masked_rules and MASK_HINT.search(text) is not None
-        ):
-            return hits
+        if hits.lists & self.grammar.gate_lists or self._masked_only(text, 0, len(text)):
+            return list(hits)
         return None
+
+    def _masked_only(self, text: str, start: int, end: int) -> bool:
+        """Whether a masked rule may find a value in ``text[start:end]``, which has no cue."""
+        return (
+            bool(self._masked_rules)
+            and self._maskable.search(text, start, end) is not None
+            and MASK_HINT.search(text, start, end) is not None
+        )
 
     def _sentences(self, index: int, text: str, hits: list[CueHit], out: list[Finding]) -> list[_Sentence]:
         """The sentences with values to judge; replies to a request are judged here and left out.
@@ -434,9 +455,15 @@ class GrammarDetector:
                     local += 1
                 mine = hits[h:local]
                 gated = any(c.lists & g.gate_lists for c in mine)
-                number = NUMBER_LIKE.search(text, s, e) is not None
-                masked = number and bool(self._masked_rules) and MASK_HINT.search(text, s, e) is not None
-                if not (gated or masked or (number and request is not None)):
+                # Without a cue, only a reply to a request or a masked value can yield a finding
+                # (a sentence of neither sets no request either).
+                if gated or request is not None:
+                    number = number_like(text, s, e)
+                    if not (gated or number):
+                        continue
+                elif self._masked_only(text, s, e):
+                    number = True
+                else:
                     continue
                 question = text[s:e].rstrip().endswith("?")
                 if not number and not (
@@ -565,10 +592,21 @@ class GrammarDetector:
         if cue.lists & self.grammar.entity_lists or (v.masked and not adjacent):
             s.unclaimed.append(v)
 
-    def _could_fit(self, v: Value, qualified: bool, named: frozenset[str]) -> bool:
-        """Whether a rule of a cue list in the sentence could take ``v``: if none, no parse."""
+    def _could_fit(self, text: str, v: Value, qualified: bool, named: frozenset[str]) -> bool:
+        """Whether a rule of a cue list in the sentence takes ``v``: if none, no parse.
+
+        Whatever cue the tree gives ``v`` to, only such a rule could make it a finding. The
+        shape's own test (a checksum, a phone number's validity) costs far less than a parse.
+        """
         key = (len(v.digits), v.spelled, qualified or v.masked, v.alnum)
-        return any(key in self._fits[name] for name in named if name in self._fits)
+        if not any(key in self._fits[name] for name in named if name in self._fits):
+            return False
+        return any(
+            shape.accepts(v, text, qualified)
+            for rule in self.grammar.rules
+            if rule.cues & named
+            for shape in rule.shapes
+        )
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
@@ -616,10 +654,10 @@ class GrammarDetector:
                         s.unclaimed.append(v)
 
 
-def _scan(index: CueIndex, text: str) -> list[CueHit]:
+def _scan(index: CueIndex, text: str) -> CueHits:
     """The cues of ``text``, also where words are joined in camel case ("cardLast4")."""
-    if _CAMEL.search(text) is None:
-        return list(index.scan(text))
+    if _CAMEL_PAIR.search(text) is None:
+        return index.scan(text)
     # Scan a copy with a space at every lower-to-upper change, then map offsets back.
     spaced = _CAMEL.sub(" ", text)
     origin: list[int] = []
@@ -630,11 +668,14 @@ def _scan(index: CueIndex, text: str) -> list[CueHit]:
         origin.extend(range(pos, pos + len(piece)))
         pos += len(piece)
     origin.append(len(text))
-    return [CueHit(origin[h.start], origin[h.end - 1] + 1, h.lists) for h in index.scan(spaced)]
+    return CueHits([CueHit(origin[h.start], origin[h.end - 1] + 1, h.lists) for h in index.scan(spaced)])
 
 
 def _split(line: str) -> Iterable[tuple[int, int]]:
     """Sentences of one line as (start, end) offsets."""
+    if "." not in line and "!" not in line and "?" not in line:
+        yield 0, len(line)
+        return
     start = 0
     for m in _SENTENCE_END.finditer(line):
         word = line[line.rfind(" ", 0, m.start()) + 1 : m.start()].lower()

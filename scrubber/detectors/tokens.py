@@ -8,14 +8,19 @@ that a value never carries the characters around it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import regex
 
 # Characters peeled off the edges of a word; "." and "-" only at the tail or as a whole word.
 _HEAD = frozenset("([{\"'<«“‘¿¡*")
 _TAIL = frozenset(".,;:!?)]}\"'>»”’…")
+# A number token ends in one of these; a word that ends in none of them, of _TAIL or "-",
+# and starts with no _HEAD character, is one token as it stands.
+_NUMBER_END = frozenset("0123456789)")
+_EDGE_OR_NUMBER_END = _TAIL | _NUMBER_END | {"-"}
 # Inside a word: a key/value separator after a non-digit (not "10:30", not "https://"),
 # or "#" between a word and a number ("ssn#123").
 _CUT = regex.compile(
@@ -50,8 +55,62 @@ MASK_HINT = regex.compile(r"(?:[•…]|(?<![\w])[xX*#]{1,4}[\s-]?(?=\d)|[xX*#]{
 NUMBER_LIKE = regex.compile(r"\d|\b(?:" + "|".join(SPELLED) + r")\b", regex.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+# Fast tests in front of the patterns above, each implied by the pattern it guards, so that
+# the ``regex`` module runs only on the few words that may match: a mask or masked number
+# starts with a mask character; a number starts with "+", "(" or a digit (``regex`` knows
+# digits of a newer Unicode than ``str``, all of them astral); a word for the ALNUM shape is
+# ASCII, five characters or more and not all letters.
+_MASK_START = frozenset("•*xX#…·-")
+_NUMBER_START = frozenset("+(")
+_ASTRAL = "\U00010000"
+# A whitespace-separated word as the ``regex`` module's \S+ finds it: ``re``'s \s also takes
+# in the separators \x1c-\x1f, which ``regex`` does not count as space (the two agree on
+# every other code point; tests/unit/test_tokens_fast.py checks them all). A single class is
+# linear, so this runs on ``re`` without a timeout.
+_WORD_RE = re.compile(r"[\S\x1c-\x1f]+")
+# A character that a cut (_CUT) needs: a sentence without one has no cut.
+_CUT_CHARS = re.compile(r"[=:#,]")
+# A digit as ``regex`` knows it, or any other astral character. One class: linear, on ``re``.
+_DIGIT_OR_ASTRAL = r"[\d\U00010000-\U0010ffff]"
+_DIGIT_SEARCH = re.compile(_DIGIT_OR_ASTRAL)
+
+
+def number_like(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether NUMBER_LIKE finds something in ``text[start:end]``; one search in C when the
+    first digit-like character is a digit that both engines know, as it almost always is."""
+    stop = len(text) if end is None else end
+    m = _DIGIT_SEARCH.search(text, start, stop)
+    if m is not None and m.group().isdecimal():
+        return True
+    return NUMBER_LIKE.search(text, start, stop) is not None
+
+
+def masked_value_pattern(counts: Iterable[int]) -> re.Pattern[str]:
+    """Where ``values`` may find a masked value with one of these many digits.
+
+    A masked word ("#1234", "x8335", "…6029") ends in its digits, right after a mask character
+    other than "-" (or such a character and a "-"), and a non-digit follows them (the word's
+    end, a cut or edge punctuation). A mask word ("••••", "xxx-xx", "…") is followed by
+    whitespace and a number. The pattern takes the whole run of mask characters and looks at
+    what follows it: looser than both, character by character, so a sentence where it finds
+    nothing has no such value. Search it from a line start or after whitespace, where no run
+    of mask characters can have begun. It runs on ``re`` without a timeout: a run starts only
+    where no mask character stands before it and is taken once (possessive), the rest are
+    classes and bounded counts, so it is linear in the text. It starts with a class, so the
+    search skips to one in C.
+    """
+    mask = "[•*xX#…·\\-]"
+    wanted = "|".join(f"{_DIGIT_OR_ASTRAL}{{{n}}}" for n in sorted(set(counts)))
+    return re.compile(
+        rf"{mask}(?<!{mask}[\s\S]){mask}*+"
+        rf"(?:(?:(?<=[•*xX#…·])|(?<=[•*xX#…·]-))(?:{wanted})(?!{_DIGIT_OR_ASTRAL})"
+        rf"|(?:(?<={mask}{{3}})|(?<=…))\s+\+?\(?{_DIGIT_OR_ASTRAL})"
+    )
+
+
+class Token(NamedTuple):
+    """A word or a piece of one; ``space``: whitespace follows it in the sentence."""
+
     text: str
     start: int
     end: int
@@ -62,34 +121,55 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of ``text[start:end]``, offsets into ``text``."""
     stop = len(text) if end is None else end
     out: list[Token] = []
-    for m in _WORD.finditer(text, start, stop):
+    # The cuts of the whole sentence in one pass: each is one character inside a word, and
+    # its look-behind sees the same characters as a pass over that word alone would.
+    cuts = (
+        [m.start() for m in _CUT.finditer(text, start, stop)]
+        if _CUT_CHARS.search(text, start, stop) is not None
+        else []
+    )
+    c, ncuts = 0, len(cuts)
+    for m in _WORD_RE.finditer(text, start, stop):
         s, e = m.span()
-        pieces: list[tuple[int, int]] = []
+        # Whitespace after the word, on its last token.
+        space = e < stop and text[e].isspace()
+        if c == ncuts or cuts[c] >= e:
+            word = m.group()
+            # Most words have nothing to peel off and are no number: one token as they stand.
+            if word[0] not in _HEAD and word[-1] not in _EDGE_OR_NUMBER_END:
+                out.append(Token(word, s, e, space))
+            else:
+                _peel(text, s, e, out, space)
+            continue
         pos = s
-        for cut in _CUT.finditer(text, s, e):
-            pieces.append((pos, cut.start()))
-            pieces.append((cut.start(), cut.end()))
-            pos = cut.end()
-        pieces.append((pos, e))
-        for ps, pe in pieces:
-            if ps < pe:
-                _peel(text, ps, pe, out)
-        if out:
-            last = out[-1]
-            out[-1] = Token(last.text, last.start, last.end, e < stop and text[e].isspace())
+        while c < ncuts and cuts[c] < e:
+            cut = cuts[c]
+            if pos < cut:
+                _peel(text, pos, cut, out, False)
+            out.append(Token(text[cut], cut, cut + 1, space and cut + 1 == e))
+            pos = cut + 1
+            c += 1
+        if pos < e:
+            _peel(text, pos, e, out, space)
     return out
 
 
-def _peel(text: str, s: int, e: int, out: list[Token]) -> None:
-    if text[e - 1] in "0123456789)" and _NUMBER.fullmatch(text, s, e):
+def _peel(text: str, s: int, e: int, out: list[Token], space: bool) -> None:
+    first, last = text[s], text[e - 1]
+    if last in _NUMBER_END and (first in _NUMBER_START or first.isdecimal() or first >= _ASTRAL):
         chunk = text[s:e]
-        if chunk.count("(") == chunk.count(")"):
-            out.append(Token(chunk, s, e, False))
+        if (chunk.isdigit() and chunk.isascii()) or (
+            _NUMBER.fullmatch(text, s, e) and chunk.count("(") == chunk.count(")")
+        ):
+            out.append(Token(chunk, s, e, space))
             return
+    if first not in _HEAD and last not in _TAIL and last != "-":
+        out.append(Token(text[s:e], s, e, space))
+        return
     head: list[Token] = []
     tail: list[Token] = []
     while e - s > 1 and (text[e - 1] in _TAIL or (text[e - 1] == "-" and not text[e - 2].isdigit())):
-        tail.append(Token(text[e - 1], e - 1, e, False))
+        tail.append(Token(text[e - 1], e - 1, e, space and not tail))
         e -= 1
     while e - s > 1 and text[s] in _HEAD:
         # A mask ("****", "************4821") keeps its "*": they are the word, not its quotes.
@@ -99,12 +179,11 @@ def _peel(text: str, s: int, e: int, out: list[Token]) -> None:
         s += 1
     # A trailing "." stays on a number only when it is an inner separator, never at the end.
     out.extend(head)
-    out.append(Token(text[s:e], s, e, False))
+    out.append(Token(text[s:e], s, e, space and not tail))
     out.extend(reversed(tail))
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+class Value(NamedTuple):
     """A run of tokens that together spell one number: ``digits`` is what it says."""
 
     first: int  # token index
@@ -118,9 +197,14 @@ class Value:
     alnum: bool = False  # letters and digits in one word: "D1234567"; ``digits`` holds its digits
 
 
-def _number(tok: Token) -> str | None:
-    t = tok.text
-    if _NUMBER.fullmatch(t) and t[-1] in "0123456789)":
+def _number(t: str) -> str | None:
+    """The digits of a number token, or None ("09/27" and "10.0.0.1" are not numbers)."""
+    if t[-1] not in _NUMBER_END:
+        return None
+    if t.isdigit() and t.isascii():
+        return t
+    first = t[0]
+    if (first in _NUMBER_START or first.isdecimal() or first >= _ASTRAL) and _NUMBER.fullmatch(t):
         digits = "".join(c for c in t if c.isdigit())
         # "09/27", "3/4/1985": a slash makes a date or a fraction, unless it is a long number;
         # four dotted groups make an IP address.
@@ -128,6 +212,16 @@ def _number(tok: Token) -> str | None:
             return None
         return digits
     return None
+
+
+def _alnum_like(t: str) -> bool:
+    """What _ALNUM needs, in C: five ASCII letters, digits or "-" or more, not all letters."""
+    return len(t) >= 5 and t.isascii() and not t.isalpha() and t.replace("-", "").isalnum()
+
+
+def _spelled(t: str) -> str | None:
+    # No spelled digit is longer than five letters, and lower-casing never shortens a word.
+    return SPELLED.get(t.lower()) if len(t) <= 5 else None
 
 
 def values(
@@ -140,30 +234,43 @@ def values(
     out: list[Value] = []
     i, n = 0, len(tokens)
     while i < n:
+        tok = tokens[i]
+        t = tok.text
+        # Most words start no value: no mask, no number, no spelled digit, no ALNUM word.
+        if (
+            t[0] not in _MASK_START
+            and t[-1] not in _NUMBER_END
+            and (len(t) > 5 or t.lower() not in SPELLED)
+            and not (alnum and _alnum_like(t))
+        ):
+            i += 1
+            continue
         if i in skip:
             i += 1
             continue
-        tok = tokens[i]
         masked = False
         first = i
-        while _MASK.fullmatch(tok.text) and i + 1 < n and i + 1 not in skip:
-            masked = True
-            i += 1
-            tok = tokens[i]
-        m = _MASKED.fullmatch(tok.text)
-        if m is not None and not _NUMBER.fullmatch(tok.text):
-            out.append(Value(i, i, tok.start + m.start("d"), tok.end, m.group("d"), False, True))
-            i += 1
-            continue
-        digits = _number(tok)
+        # Only a word that starts with a mask character can be a mask or a masked number.
+        if t[0] in _MASK_START:
+            while _MASK.fullmatch(t) and i + 1 < n and i + 1 not in skip:
+                masked = True
+                i += 1
+                tok = tokens[i]
+                t = tok.text
+            m = _MASKED.fullmatch(t) if t[0] in _MASK_START else None
+            if m is not None and not _NUMBER.fullmatch(t):
+                out.append(Value(i, i, tok.start + m.start("d"), tok.end, m.group("d"), False, True))
+                i += 1
+                continue
+        digits = _number(t) if t[-1] in _NUMBER_END else None
         if digits is not None:
             j = i
             # Digits said one by one may be typed and spelled in turn: "6 one 7 five five five".
             single, spelled = len(digits) == 1, False
             while j + 1 < n and j + 1 not in skip and len(digits) < 19:
-                more = _number(tokens[j + 1])
+                more = _number(tokens[j + 1].text)
                 if more is None and single and not masked:
-                    more = SPELLED.get(tokens[j + 1].text.lower())
+                    more = _spelled(tokens[j + 1].text)
                     spelled = spelled or more is not None
                 if more is None or not tokens[j].space:
                     break
@@ -177,24 +284,25 @@ def values(
                 continue
             ext = ""
             if j + 2 < n and tokens[j + 1].text.lower() in _EXT and len(digits) >= 7:
-                more = _number(tokens[j + 2])
+                more = _number(tokens[j + 2].text)
                 if more is not None and len(more) <= 6:
                     ext = more
                     j += 2
             out.append(Value(i, j, tokens[i].start, tokens[j].end, digits, False, masked, ext))
             i = j + 1
             continue
-        word = tok.text.lower()
-        if word in SPELLED and not masked:
-            digits = SPELLED[word]
+        word = SPELLED.get(t.lower()) if len(t) <= 5 else None  # as _spelled, inline
+        if word is not None and not masked:
+            digits = word
             j = i
             while j + 1 < n and j + 1 not in skip:
-                nxt = tokens[j + 1].text.lower()
-                one = _number(tokens[j + 1])
-                if nxt in SPELLED or (one is not None and len(one) == 1):
-                    digits += SPELLED.get(nxt, one or "")
+                nxt = tokens[j + 1].text
+                one = _number(nxt)
+                spelled_one = _spelled(nxt)
+                if spelled_one is not None or (one is not None and len(one) == 1):
+                    digits += spelled_one if spelled_one is not None else (one or "")
                     j += 1
-                elif nxt == "," and j + 2 < n and tokens[j + 2].text.lower() in SPELLED:
+                elif nxt == "," and j + 2 < n and _spelled(tokens[j + 2].text) is not None:
                     j += 1
                 else:
                     break
@@ -202,8 +310,8 @@ def values(
                 out.append(Value(i, j, tokens[i].start, tokens[j].end, digits, True, False))
             i = j + 1
             continue
-        if alnum and not masked and _ALNUM.fullmatch(tok.text):
-            digits = "".join(c for c in tok.text if c.isdigit())
+        if alnum and not masked and _alnum_like(t) and _ALNUM.fullmatch(t):
+            digits = "".join(c for c in t if c.isdigit())
             out.append(Value(i, i, tok.start, tok.end, digits, False, False, alnum=True))
         i = first + 1 if not masked else i + 1
     return out

@@ -1,0 +1,57 @@
+"""What the grammar detector settles without tokenizing or parsing: messages that only a
+masked number could let in, and values that no rule of the sentence's cues would take."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrubber import rulefile
+from scrubber.detectors.cues import load_cues
+from scrubber.detectors.grammar import GrammarDetector, load_grammar
+
+GRAMMAR = rulefile.grammar_dir()
+
+
+@pytest.fixture
+def detector() -> GrammarDetector:
+    cues = load_cues(GRAMMAR / "cues.yaml")
+    return GrammarDetector(load_grammar(GRAMMAR / "rules.yaml", cues))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Customer: ticket #123456789 was closed without a reply",
+        '10.0.0.1 - - "GET / HTTP/1.1" 200 512 "-" "Mozilla/5.0 (X11; Linux x86_64)"',
+        '{"trace":"10565696-5903-bf6e-304c-f9ebcd0804fb","order":"#669456676"}',
+    ],
+)
+def test_a_mask_with_no_value_a_masked_rule_takes_lets_nothing_in(
+    detector: GrammarDetector, text: str
+) -> None:
+    assert detector.detect(text) == []
+    assert detector.stats["gated_messages"] == 0
+
+
+def test_a_masked_value_in_another_sentence_of_a_cued_message_is_still_found(
+    detector: GrammarDetector,
+) -> None:
+    text = "My zip is 94105. Refund it to •••• 4258 please"
+    found = detector.detect(text)
+    assert [(text[f.start : f.end], f.entity) for f in found] == [
+        ("94105", "ZIP_CODE"),
+        ("4258", "CREDIT_CARD"),
+    ]
+
+
+def test_a_value_no_rule_of_the_sentence_takes_is_not_parsed(detector: GrammarDetector) -> None:
+    # Sixteen digits far from "card", but not a card number (Luhn): no rule would take it.
+    assert detector.detect("The card on file ends the old way; the new one is 4111111111111112.") == []
+    assert detector.stats["parsed_sentences"] == 0
+
+
+def test_a_value_a_rule_takes_is_still_parsed(detector: GrammarDetector) -> None:
+    text = "The card on file ends the old way; the new one is 4111111111111111."
+    found = detector.detect(text)
+    assert [(text[f.start : f.end], f.entity) for f in found] == [("4111111111111111", "CREDIT_CARD")]
+    assert detector.stats["parsed_sentences"] == 1
