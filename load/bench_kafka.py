@@ -2,6 +2,7 @@
 
     .venv/bin/python -m load.bench_kafka                       # 20k chat/log messages, levels 4 and 7
     .venv/bin/python -m load.bench_kafka --messages 5000 --rate 200 --scrub-processes 1
+    .venv/bin/python -m load.bench_kafka --scrub-processes 0,1,2        # one table per setting
 
 One Tansu broker (in memory, loopback) for the whole run. For each mode — pass-through (the
 same proxy, records parsed and re-encoded, no detectors) and each dial level — the proxy runs in
@@ -116,7 +117,7 @@ class Run:
         return c
 
     def mode(self, name: str, level: int, texts: list[str], rate: float, seconds: float) -> Result:
-        tag = f"{name.replace(' ', '-')}-{os.getpid()}"
+        tag = f"{name.replace(' ', '-')}-{self.scrub_processes}-{os.getpid()}"
         raw, clean, quarantine = f"bench-in-{tag}", f"bench-out-{tag}", f"bench-q-{tag}"
         self.topics(raw, clean, quarantine)
         self.fill(raw, texts)
@@ -192,17 +193,23 @@ class Run:
         return out
 
 
-def run(messages: int, levels: list[int], rate: float, seconds: float, scrub_processes: int) -> list[Result]:
+def run(
+    messages: int, levels: list[int], rate: float, seconds: float, scrub_processes: list[int]
+) -> list[list[Result]]:
+    """For each ``scrub_processes`` setting: pass-through, then each level (one broker for all)."""
     texts = chat_log_stream(messages)
+    out = []
     with tempfile.TemporaryDirectory(prefix="bench-kafka-") as tmp:
         broker = embedded.Broker.start(embedded.port_or_free(19092), Path(tmp) / "tansu.log")
         try:
-            r = Run(broker.bootstrap, scrub_processes)
-            results = [r.mode("pass-through", 0, texts, rate, seconds)]
-            results += [r.mode(f"level {lv}", lv, texts, rate, seconds) for lv in levels]
+            for n in scrub_processes:
+                r = Run(broker.bootstrap, n)
+                results = [r.mode("pass-through", 0, texts, rate, seconds)]
+                results += [r.mode(f"level {lv}", lv, texts, rate, seconds) for lv in levels]
+                out.append(results)
         finally:
             broker.stop()
-    return results
+    return out
 
 
 def table(results: list[Result], rate: float, scrub_processes: int) -> str:
@@ -225,7 +232,7 @@ def table(results: list[Result], rate: float, scrub_processes: int) -> str:
 def bench_rows(quick: bool) -> list[dict[str, Any]]:
     """Rows for ``python -m load.bench``."""
     rate = 200.0
-    results = run(2000 if quick else 20000, [4, 7], rate, 2 if quick else 5, 0)
+    (results,) = run(2000 if quick else 20000, [4, 7], rate, 2 if quick else 5, [0])
     base = results[0].rate
     return [
         {
@@ -245,11 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--levels", default="4,7", help="dial levels to compare with pass-through")
     p.add_argument("--rate", type=float, default=200.0, help="offered msg/s in the latency phase")
     p.add_argument("--seconds", type=float, default=5.0, help="length of the latency phase")
-    p.add_argument("--scrub-processes", type=int, default=0, help="kafka.scrub_processes (0 = a thread)")
+    p.add_argument(
+        "--scrub-processes",
+        default="0",
+        help="kafka.scrub_processes (0 = a thread); a comma-separated list compares settings in one run",
+    )
     args = p.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x]
-    results = run(args.messages, levels, args.rate, args.seconds, args.scrub_processes)
-    print(table(results, args.rate, args.scrub_processes))
+    settings = [int(x) for x in args.scrub_processes.split(",") if x]
+    tables = run(args.messages, levels, args.rate, args.seconds, settings)
+    for n, results in zip(settings, tables, strict=True):
+        print(table(results, args.rate, n))
     return 0
 
 

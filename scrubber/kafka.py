@@ -8,6 +8,9 @@ with ``scrubber-*`` headers saying why; it never reaches the output topic.
 
 Scrubbing is CPU work: batches run off the event loop (a thread, or a process pool) in slices
 of at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing.
+Fetch, scrub and produce overlap: while batches are scrubbed, the next ones are fetched and the
+earlier ones' sends are in flight; with a process pool, batches of one partition may be
+scrubbed side by side, and are still sent in offset order.
 Any broker failure tears the session down and starts a new one with backoff; the new session
 resumes from the committed offsets, so nothing is skipped (records after the last commit may
 be produced twice).
@@ -24,7 +27,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,11 +40,11 @@ from aiokafka.helpers import create_ssl_context
 from scrubber.config import ConfigError, KafkaRoute, LimitsConfig, Settings
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError, ScrubResult
-from scrubber.findings import Finding
 from scrubber.formats import Document, Format, FormatError
 from scrubber.formats.json import JsonFormat
 from scrubber.formats.text import TextFormat
 from scrubber.observability import (
+    FINDINGS,
     KAFKA_IN_FLIGHT,
     KAFKA_LAG,
     MESSAGE_BYTES,
@@ -50,7 +53,6 @@ from scrubber.observability import (
     REGEX_TIMEOUTS,
     SCRUB_SECONDS,
     UPSTREAM_ERRORS,
-    record_findings,
 )
 
 TRANSPORT = "kafka"
@@ -96,7 +98,9 @@ class Outcome:
     value: bytes | None = None
     key: bytes | None = None
     summary: bytes = b"{}"  # the scrubber-findings header: counts per entity, as JSON
-    findings: tuple[Finding, ...] = ()
+    # (entity, detector family) of each finding, for the metrics: plain strings are cheaper to
+    # send back from a scrub process than Finding objects.
+    found: tuple[tuple[str, str], ...] = ()
     reason: str | None = None
     seconds: float = 0.0
 
@@ -189,12 +193,14 @@ class RouteScrubber:
         if p.key_text is not None:
             key = texts.pop().encode("utf-8")
         value = None if p.doc is None else p.doc.render(texts)
-        findings = tuple(f for r in results for f in (*r.findings, *r.observed))
-        counts: dict[str, int] = {}
-        for f in findings:
-            counts[f.entity] = counts.get(f.entity, 0) + 1
+        found = tuple(
+            (f.entity, f.detector.split(":", 1)[0]) for r in results for f in (*r.findings, *r.observed)
+        )
+        if not found:
+            return Outcome(value, key, b"{}", (), None, seconds)
+        counts = Counter(entity for entity, _family in found)
         summary = json.dumps(dict(sorted(counts.items())), separators=(",", ":")).encode()
-        return Outcome(value, key, summary, findings, None, seconds)
+        return Outcome(value, key, summary, found, None, seconds)
 
 
 def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:
@@ -262,6 +268,16 @@ def client_security(security: Mapping[str, Any], environ: Mapping[str, str] | No
 
 # --------------------------------------------------------------------------- the pipeline
 @dataclass(slots=True)
+class _Work:
+    """Records of one partition fetched together, being scrubbed by ``task``; sent in fetch order."""
+
+    route: KafkaRoute
+    tp: TopicPartition
+    records: list[Any]
+    task: asyncio.Task[list[Outcome]]
+
+
+@dataclass(slots=True)
 class _Batch:
     """Records of one partition sent together; committable once every future is acknowledged."""
 
@@ -283,7 +299,9 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         await self.session.revoked(set(revoked))
 
     async def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
-        parts = sorted(f"{tp.topic}/{tp.partition}" for tp in assigned)
+        fresh = set(assigned)
+        self.session.closing -= fresh  # these start over from the committed offsets
+        parts = sorted(f"{tp.topic}/{tp.partition}" for tp in fresh)
         log.info("kafka_assigned", partitions=parts)
 
 
@@ -295,12 +313,18 @@ class _Session:
         self.cfg = proxy.kafka
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
+        # Per partition, in offset order: fetched and being scrubbed, then sent and awaiting acks.
+        self.queued: dict[TopicPartition, deque[_Work]] = {}
         self.pending: dict[TopicPartition, deque[_Batch]] = {}
-        self.in_flight = 0
-        self.lock = asyncio.Lock()
+        self.in_flight = 0  # records consumed and not yet committed (queued + pending)
+        self.lock = asyncio.Lock()  # one sender or committer at a time
+        self.scrubbed = asyncio.Event()  # a scrub finished: the sender has work
+        self.closing: set[TopicPartition] = set()  # revoked or stopping: scrubs stop after a slice
+        # Metrics of forwarded records, added up over a flush: one increment per label set.
+        self.forwarded: Counter[str] = Counter()
+        self.found: Counter[tuple[str, str]] = Counter()
         self.partitions: dict[str, int] = {}
         self.failure: BaseException | None = None
-        self.revoking = False
         self.healthy = False
         self.last_commit = 0.0
 
@@ -344,14 +368,13 @@ class _Session:
         log.info("kafka_session_started", group=cfg.group_id, routes=[r.input for r in cfg.routes])
 
     async def close(self, clean: bool) -> None:
-        """Stop the clients; with ``clean``, first wait for every ack and commit."""
+        """Stop the clients; with ``clean``, first send what was scrubbed, wait for its acks, commit."""
         if clean and self.consumer is not None and self.failure is None:
             try:
-                async with self.lock:
-                    await asyncio.wait_for(self.commit(wait=True), self.cfg.drain_timeout)
+                await asyncio.wait_for(self.drain({*self.queued, *self.pending}), self.cfg.drain_timeout)
             except (KafkaError, OSError, TimeoutError) as exc:
                 log.warning("kafka_drain_failed", error=type(exc).__name__)
-        for tp in list(self.pending):
+        for tp in {*self.queued, *self.pending}:
             self.forget(tp)
         for client in (self.consumer, self.producer):
             if client is None:
@@ -363,25 +386,90 @@ class _Session:
         self.consumer = self.producer = None
 
     async def pump(self, stopping: asyncio.Event) -> None:
+        """Fetch and hand batches to the scrubbers; a sender task forwards them as they finish.
+
+        The three stages overlap: while batches are scrubbed off the event loop, the consumer
+        fetches the next ones and the producer's earlier sends are in flight. ``max_in_flight``
+        bounds the records between fetch and commit."""
         assert self.consumer is not None
         probe = asyncio.create_task(self.probe())
+        sender = asyncio.create_task(self.send_loop())
         try:
             while not stopping.is_set():
                 if self.failure is not None:
                     raise self.failure
-                if self.in_flight >= self.cfg.max_in_flight:
-                    async with self.lock:
-                        await self.commit(wait=True)
+                room = self.cfg.max_in_flight - self.in_flight
+                if room <= 0:
+                    await self.wait_for_room()
                     continue
-                batch = await self.consumer.getmany(timeout_ms=POLL_MS, max_records=self.cfg.batch_size)
-                if batch:
-                    async with self.lock:
-                        await self.process(batch)
+                batch = await self.consumer.getmany(
+                    timeout_ms=POLL_MS, max_records=min(room, self.cfg.batch_size)
+                )
+                self.dispatch(batch)
                 if time.monotonic() - self.last_commit >= self.cfg.commit_interval_ms / 1000:
                     async with self.lock:
                         await self.commit(wait=False)
         finally:
             probe.cancel()
+            try:
+                async with self.lock:  # a clean stop must not cut a batch's sends in two
+                    sender.cancel()
+            finally:
+                sender.cancel()
+
+    def dispatch(self, batch: Mapping[TopicPartition, list[Any]]) -> None:
+        """Start scrubbing each partition's records (off the event loop); the sender takes it on."""
+        assert self.consumer is not None
+        owned = self.consumer.assignment()
+        for tp, records in batch.items():
+            if not records or tp not in owned or tp in self.closing:
+                continue
+            index = self.proxy.route_index[tp.topic]
+            abort = functools.partial(self.closing.__contains__, tp)
+            task = asyncio.create_task(self.proxy.transform(index, records, abort))
+            task.add_done_callback(lambda _t: self.scrubbed.set())
+            work = _Work(self.proxy.routes[index], tp, records, task)
+            self.queued.setdefault(tp, deque()).append(work)
+            self.in_flight += len(records)
+        KAFKA_IN_FLIGHT.set(self.in_flight)
+
+    async def send_loop(self) -> None:
+        """Forward scrubbed batches as they finish; a failure ends the session (the pump raises it)."""
+        while True:
+            await self.scrubbed.wait()
+            self.scrubbed.clear()
+            try:
+                async with self.lock:
+                    await self.flush()
+            except Exception as exc:
+                self.failure = exc
+                return
+
+    async def wait_for_room(self) -> None:
+        """Back-pressure at ``max_in_flight``: wait until the oldest work of some partition is
+        scrubbed or acknowledged, then send and commit what can be (without waiting for acks)."""
+        waiting: list[asyncio.Future[Any]] = []
+        for queue in self.queued.values():
+            if queue and not queue[0].task.done():
+                waiting.append(queue[0].task)
+        for sent in self.pending.values():
+            if sent:
+                waiting.extend(f for f in sent[0].futures if not f.done())
+        if waiting:
+            await asyncio.wait(waiting, timeout=POLL_MS / 1000, return_when=asyncio.FIRST_COMPLETED)
+        async with self.lock:
+            await self.flush()
+            await self.commit(wait=False)
+
+    async def drain(self, tps: set[TopicPartition]) -> None:
+        """Stop scrubbing ``tps`` after the current slices, send what was scrubbed, commit it all."""
+        self.closing |= tps
+        tasks = [w.task for tp in tps for w in self.queued.get(tp, ())]
+        if tasks:
+            await asyncio.wait(tasks)
+        async with self.lock:
+            await self.flush(only=tps)
+            await self.commit(wait=True, only=tps)
 
     async def probe(self) -> None:
         """Readiness: can the broker be reached? (A metadata request, once a second.)"""
@@ -396,47 +484,61 @@ class _Session:
                 self.healthy = False
             await asyncio.sleep(PROBE_SECONDS)
 
-    async def process(self, batch: Mapping[TopicPartition, list[Any]]) -> None:
-        assert self.consumer is not None and self.producer is not None
-        owned = self.consumer.assignment()
-        todo = [(tp, records) for tp, records in batch.items() if tp in owned and records]
-        results = await asyncio.gather(
-            *(
-                self.proxy.transform(self.proxy.route_index[tp.topic], records, lambda: self.revoking)
-                for tp, records in todo
-            )
-        )
-        # A rebalance cuts a batch short: what was scrubbed is sent and committed, the rest is
-        # left uncommitted for the partition's next owner (which may be this process again).
-        work = [(tp, records[: len(outcomes)]) for (tp, records), outcomes in zip(todo, results, strict=True)]
-        work = [(tp, records) for tp, records in work if records]
-        results = [r for r in results if r]
-        if self.cfg.exactly_once:
-            await self.process_in_transaction(work, results)
-            return
-        for (tp, records), outcomes in zip(work, results, strict=True):
-            route = self.proxy.routes[self.proxy.route_index[tp.topic]]
-            futures = [await self.send(route, tp, rec, oc) for rec, oc in zip(records, outcomes, strict=True)]
-            self.pending.setdefault(tp, deque()).append(
-                _Batch(route, tp, records[-1].offset + 1, records, futures)
-            )
-            self.in_flight += len(records)
-            self.track_lag(tp, records[-1].offset + 1)
-        KAFKA_IN_FLIGHT.set(self.in_flight)
+    async def flush(self, only: set[TopicPartition] | None = None) -> None:
+        """Send each partition's scrubbed batches, oldest first, up to the first still scrubbing.
 
-    async def process_in_transaction(
-        self, work: list[tuple[TopicPartition, list[Any]]], results: list[list[Outcome]]
-    ) -> None:
+        A batch cut short (its partition is closing) is sent up to where it stopped; the rest of
+        that partition's records stay uncommitted for its next owner."""
+        done: list[tuple[_Work, list[Outcome]]] = []
+        for tp in [tp for tp in self.queued if only is None or tp in only]:
+            queue = self.queued[tp]
+            while queue and queue[0].task.done():
+                work = queue.popleft()
+                outcomes = work.task.result()  # a broken scrub pool raises here: the session ends
+                if outcomes:
+                    done.append((work, outcomes))
+                if len(outcomes) < len(work.records):
+                    self.in_flight -= len(work.records) - len(outcomes)
+                    self.forget_queued(queue)
+            if not queue:
+                del self.queued[tp]
+        if not done:
+            return
+        if self.cfg.exactly_once:
+            await self.send_in_transaction(done)
+            return
+        for work, outcomes in done:
+            records = work.records[: len(outcomes)]
+            futures = [
+                await self.send(work.route, work.tp, rec, oc)
+                for rec, oc in zip(records, outcomes, strict=True)
+            ]
+            batch = _Batch(work.route, work.tp, records[-1].offset + 1, records, futures)
+            self.pending.setdefault(work.tp, deque()).append(batch)
+            self.track_lag(work.tp, batch.next_offset)
+        self.count()
+
+    def count(self) -> None:
+        """Add the forwarded records and their findings to the metrics."""
+        for route, n in self.forwarded.items():
+            self.proxy.outcome(route, "forwarded").inc(n)
+        for (entity, family), n in self.found.items():
+            self.proxy.finding(entity, family).inc(n)
+        self.forwarded.clear()
+        self.found.clear()
+
+    async def send_in_transaction(self, done: list[tuple[_Work, list[Outcome]]]) -> None:
         assert self.producer is not None
         offsets: dict[TopicPartition, int] = {}
         async with self.producer.transaction():
-            for (tp, records), outcomes in zip(work, results, strict=True):
-                route = self.proxy.routes[self.proxy.route_index[tp.topic]]
-                for rec, oc in zip(records, outcomes, strict=True):
-                    await self.send(route, tp, rec, oc)
-                offsets[tp] = records[-1].offset + 1
-            if offsets:
-                await self.producer.send_offsets_to_transaction(offsets, self.cfg.group_id)
+            for work, outcomes in done:
+                for rec, oc in zip(work.records, outcomes, strict=False):
+                    await self.send(work.route, work.tp, rec, oc)
+                offsets[work.tp] = work.records[len(outcomes) - 1].offset + 1
+            await self.producer.send_offsets_to_transaction(offsets, self.cfg.group_id)
+        self.count()
+        self.in_flight -= sum(len(outcomes) for _work, outcomes in done)
+        KAFKA_IN_FLIGHT.set(self.in_flight)
         for tp, offset in offsets.items():
             self.track_lag(tp, offset)
 
@@ -459,9 +561,8 @@ class _Session:
         except MessageSizeTooLargeError:
             return await self.quarantine(route, tp, rec, "output_too_large", headers)
         self.proxy.m_seconds.observe(oc.seconds)
-        if oc.findings:
-            record_findings(ScrubResult("", oc.findings))
-        self.proxy.outcome(route, "forwarded").inc()
+        self.forwarded[route.input] += 1
+        self.found.update(oc.found)
         return fut
 
     async def quarantine(
@@ -472,7 +573,7 @@ class _Session:
         if reason == "regex_timeout":
             REGEX_TIMEOUTS.inc()
         QUARANTINED.labels(TRANSPORT, reason).inc()
-        self.proxy.outcome(route, "quarantined").inc()
+        self.proxy.outcome(route.input, "quarantined").inc()
         log.warning(
             "kafka_record_quarantined",
             topic=tp.topic,
@@ -568,26 +669,33 @@ class _Session:
             log.warning("kafka_commit_failed", error=type(exc).__name__)
 
     async def revoked(self, revoked: set[TopicPartition]) -> None:
-        """Rebalance: finish and commit what was sent for ``revoked``; drop the rest uncommitted."""
-        self.revoking = True  # the batch in progress stops after its current slice
-        async with self.lock:
-            self.revoking = False
-            try:
-                await asyncio.wait_for(self.commit(wait=True, only=revoked), self.cfg.drain_timeout)
-            except Exception as exc:  # the pump re-raises it and the session restarts
-                log.warning("kafka_revoke_commit_failed", error=type(exc).__name__)
-                self.failure = exc
-            for tp in revoked:
-                self.forget(tp)
+        """Rebalance: send and commit what was scrubbed for ``revoked``; leave the rest uncommitted."""
+        try:
+            await asyncio.wait_for(self.drain(revoked), self.cfg.drain_timeout)
+        except Exception as exc:  # the pump re-raises it and the session restarts
+            log.warning("kafka_revoke_commit_failed", error=type(exc).__name__)
+            self.failure = exc
+        for tp in revoked:
+            self.forget(tp)
         log.info("kafka_revoked", partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in revoked))
 
     def forget(self, tp: TopicPartition) -> None:
-        queue = self.pending.pop(tp, None)
-        if queue:
-            self.in_flight -= sum(len(b.records) for b in queue)
+        """Drop what this session holds of ``tp``: it is not committed, the next owner re-reads it."""
+        queued = self.queued.pop(tp, None)
+        if queued:
+            self.forget_queued(queued)
+        pending = self.pending.pop(tp, None)
+        if pending:
+            self.in_flight -= sum(len(b.records) for b in pending)
         KAFKA_IN_FLIGHT.set(self.in_flight)
         with contextlib.suppress(KeyError):
             KAFKA_LAG.remove(tp.topic, str(tp.partition))
+
+    def forget_queued(self, queue: deque[_Work]) -> None:
+        for work in queue:
+            work.task.cancel()
+            self.in_flight -= len(work.records)
+        queue.clear()
 
     def track_lag(self, tp: TopicPartition, next_offset: int) -> None:
         assert self.consumer is not None
@@ -622,13 +730,22 @@ class KafkaProxy:
         self.m_bytes = MESSAGE_BYTES.labels(TRANSPORT)
         self.m_seconds = SCRUB_SECONDS.labels(TRANSPORT)
         self._outcomes: dict[tuple[str, str], Any] = {}
+        self._findings: dict[tuple[str, str], Any] = {}
 
-    def outcome(self, route: KafkaRoute, outcome: str) -> Any:
-        """The messages_total child for this route and outcome."""
-        key = (route.input, outcome)
+    def outcome(self, route: str, outcome: str) -> Any:
+        """The messages_total child for this route (its input topic) and outcome."""
+        key = (route, outcome)
         child = self._outcomes.get(key)
         if child is None:
-            child = self._outcomes[key] = MESSAGES.labels(TRANSPORT, route.input, outcome)
+            child = self._outcomes[key] = MESSAGES.labels(TRANSPORT, route, outcome)
+        return child
+
+    def finding(self, entity: str, family: str) -> Any:
+        """The findings_total child for this entity and detector family."""
+        key = (entity, family)
+        child = self._findings.get(key)
+        if child is None:
+            child = self._findings[key] = FINDINGS.labels(entity, family)
         return child
 
     # ------------------------------------------------------------------ Component

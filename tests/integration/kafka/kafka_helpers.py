@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -20,11 +21,35 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from scrubber import config
-from scrubber.kafka import KafkaProxy
+from scrubber.config import LimitsConfig
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+from scrubber.findings import Finding
+from scrubber.kafka import KafkaProxy, engine_scrubber
 from tests.conftest import free_port
 
 # Fast group joins on Tansu (see REAL_COMPONENTS.md): a real Kafka needs >= 6000 ms sessions.
 FAST_GROUP = {"session_timeout_ms": 1000, "heartbeat_interval_ms": 200, "commit_interval_ms": 50}
+
+
+class Sleepy:
+    """A detector that finds nothing and takes as long as the record asks ("sleep 30": 30 ms)."""
+
+    name = "sleepy"
+    entities = frozenset({"EMAIL_ADDRESS"})
+
+    def detect(self, text: str) -> list[Finding]:
+        m = re.search(r"sleep (\d+)", text)
+        if m:
+            time.sleep(int(m.group(1)) / 1000)
+        return []
+
+
+def sleepy_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
+    """The real engine plus :class:`Sleepy`: batches scrubbed side by side finish out of order.
+    (A module-level function, so that a scrub process can unpickle it.)"""
+    engine = engine_scrubber(policy, limits)
+    return Scrubber(policy, detectors=[Sleepy(), *engine.detectors])
 
 
 def unique(prefix: str) -> str:

@@ -145,7 +145,10 @@ async def test_kill_9_mid_stream_then_restart_loses_nothing_and_leaks_nothing(
     await create_topics(bootstrap, [raw, clean, doc["kafka"]["quarantine_topic"]], PARTITIONS)
     n = 2400
     await produce_range(bootstrap, raw, range(n))
-    first = start_scrubber(tmp_path, "first", doc)
+    # The first process holds at most 50 records in flight and its sends linger 100 ms: about 500
+    # records a second however fast the engine is, so the kill lands mid-stream.
+    slow = {**doc, "kafka": {**doc["kafka"], "max_in_flight": 50, "batch_size": 10, "linger_ms": 100}}
+    first = start_scrubber(tmp_path, "first", slow)
     try:
         partial = await read_until(bootstrap, clean, lambda rs: len(rs) >= n // 5, timeout=60)
         first.kill()

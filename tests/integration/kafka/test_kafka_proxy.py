@@ -9,7 +9,7 @@ from typing import Any
 
 import confluent_kafka
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from kafka_helpers import create_topics, produce, read, running, settings, unique
+from kafka_helpers import create_topics, produce, read, running, settings, sleepy_scrubber, unique
 
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
@@ -235,6 +235,34 @@ async def test_scrubbing_in_a_process_pool_gives_the_same_output(bootstrap: str)
     assert [r.value for r in out if r.partition == 0] == [
         engine.scrub(v.decode()).text.encode() for v in values[:20]
     ]
+
+
+async def test_batches_scrubbed_side_by_side_leave_in_partition_order(bootstrap: str) -> None:
+    """Two scrub processes and small batches: a slow batch is overtaken by the next one of its
+    partition, and still goes out (and is committed) first."""
+    raw, clean = unique("side"), unique("side-c")
+    await create_topics(bootstrap, [raw, clean], partitions=2)
+
+    def line(i: int, mail: str) -> bytes:
+        return f"{i} sleep {30 if i % 10 == 0 else 0} mail {mail}".encode()
+
+    await produce(bootstrap, raw, [line(i, f"u{i}@example.com") for i in range(80)], partition=0)
+    await produce(bootstrap, raw, [line(i, f"u{i}@example.com") for i in range(80, 160)], partition=1)
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, scrub_processes=2, batch_size=4)
+    assert s.kafka is not None
+    async with running(s, make_scrubber=sleepy_scrubber):
+        out = await read(bootstrap, clean, 160)
+    assert len(out) == 160
+    for partition, ids in ((0, range(80)), (1, range(80, 160))):
+        got = [r.value for r in out if r.partition == partition]
+        assert got == [line(i, "[EMAIL_ADDRESS]") for i in ids]
+    probe = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=s.kafka.group_id)
+    await probe.start()
+    try:
+        assert await probe.committed(TopicPartition(raw, 0)) == 80
+        assert await probe.committed(TopicPartition(raw, 1)) == 80
+    finally:
+        await probe.stop()
 
 
 async def test_records_that_cannot_be_sent_as_they_are_leave_a_stub_in_quarantine(bootstrap: str) -> None:
