@@ -12,7 +12,8 @@ recipient's result is the upstream's own. At DATA the message is scrubbed in a w
 sent upstream, and the client gets the upstream's answer: 250 only once the upstream accepted
 it, 4xx stays 4xx and 5xx stays 5xx. An upstream that cannot be reached or does not answer in
 time gives ``451 4.4.1`` so that the sender keeps the message and retries
-(:mod:`scrubber.smtp_delivery`). The envelope is passed on unchanged.
+(:mod:`scrubber.smtp_delivery`). The envelope is passed on unchanged. Upstream connections are
+pooled across client sessions: a session holds one from MAIL to the end of its transaction.
 
 A message that cannot be scrubbed is refused (``554 5.6.0``) or, with
 ``on_unscrubbable: quarantine``, kept unchanged in ``quarantine_dir`` (``250``, never
@@ -54,7 +55,14 @@ from scrubber.observability import (
     record_findings,
 )
 from scrubber.smtp_auth import UsersFile, UsersFileError
-from scrubber.smtp_delivery import TRANSPORT, Delivery, MailboxDelivery, Reply, UpstreamDelivery
+from scrubber.smtp_delivery import (
+    TRANSPORT,
+    Delivery,
+    MailboxDelivery,
+    Reply,
+    UpstreamDelivery,
+    UpstreamPool,
+)
 from scrubber.smtp_pool import EngineSpec, ScrubPool
 
 log = structlog.get_logger("scrubber.smtp")
@@ -287,6 +295,7 @@ class SmtpRelay:
         self.password: str | None = None
         self.mailbox = Mailbox(cfg.mailbox_dir) if cfg.mailbox_dir else None
         self.quarantine = Mailbox(cfg.quarantine_dir) if cfg.quarantine_dir else None
+        self.upstream: UpstreamPool | None = None
         self.sessions: set[_Server] = set()
         self._closing: set[asyncio.Task[None]] = set()
         self.in_flight = 0
@@ -303,6 +312,8 @@ class SmtpRelay:
                     box.create()
                 except OSError as exc:
                     raise ConfigError(f"smtp: cannot create {box.path}: {exc.strerror}") from None
+        if self.mailbox is None:
+            self.upstream = UpstreamPool(cfg.upstream, cfg.hostname, self.password, cfg.max_sessions)
         await self.pool.start()
         host, _, port = cfg.listen.rpartition(":")
         loop = asyncio.get_running_loop()
@@ -375,6 +386,8 @@ class SmtpRelay:
         await asyncio.sleep(0)
         if self._closing:
             await asyncio.wait(self._closing, timeout=DRAIN_SECONDS)
+        if self.upstream is not None:
+            await self.upstream.close()
         await self.pool.stop()
         log.info("smtp.stopped")
 
@@ -410,7 +423,7 @@ class SmtpRelay:
         if server in self.sessions:
             self.sessions.discard(server)
             SMTP_SESSIONS.dec()
-        # The connection is gone: end the upstream session in the background (stop() waits for it).
+        # The connection is gone: end its upstream transaction in the background (stop() waits for it).
         task = asyncio.get_running_loop().create_task(server.delivery.close())
         self._closing.add(task)
         task.add_done_callback(self._closed)
@@ -422,9 +435,10 @@ class SmtpRelay:
             log.warning("smtp.upstream_close_failed", error=type(task.exception()).__name__)
 
     def new_delivery(self) -> Delivery:
-        if self.mailbox is not None:
+        if self.upstream is None:
+            assert self.mailbox is not None
             return MailboxDelivery(self.mailbox)
-        return UpstreamDelivery(self.config.upstream, self.config.hostname, self.password)
+        return UpstreamDelivery(self.upstream)
 
     def _authenticate(
         self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: Any

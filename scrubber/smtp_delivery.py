@@ -5,12 +5,17 @@ A :class:`Delivery` mirrors one client session: ``mail``, ``rcpt`` and ``data`` 
 (a 421 becomes a plain 451) and turns anything that keeps us from the upstream -- connection,
 greeting, STARTTLS, our own AUTH, timeouts -- into ``451 4.4.1``, counted in
 ``scrubber_upstream_errors_total{kind}``.
+
+Upstream connections come from an :class:`UpstreamPool` shared by all client sessions: a
+session holds one only from MAIL to the end of its transaction, so a client that opens a
+session per message does not pay for a TCP connection, EHLO, STARTTLS and AUTH each time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -63,17 +68,32 @@ class Delivery(Protocol):
     async def close(self) -> None: ...
 
 
-class UpstreamDelivery:
-    """One upstream connection per client session, opened at the first MAIL and kept for the next."""
+# An idle upstream connection is closed after this long (upstreams drop idle clients after
+# 60-300 s; we close ours first rather than find them dead).
+POOL_IDLE_SECONDS = 30.0
+# One idle longer than this is asked NOOP before it carries a transaction.
+POOL_CHECK_SECONDS = 5.0
+QUIT_TIMEOUT = 5.0
 
-    def __init__(self, cfg: SmtpUpstream, local_hostname: str, password: str | None) -> None:
+
+class UpstreamPool:
+    """Idle upstream connections, shared by the relay's client sessions.
+
+    ``acquire`` hands out the most recently used idle connection (so that the fewest stay
+    warm and the others expire), checking with NOOP one that sat idle for a while, or opens a
+    new one. ``release`` takes back a connection that is between transactions.
+    """
+
+    def __init__(self, cfg: SmtpUpstream, local_hostname: str, password: str | None, max_idle: int) -> None:
         self.cfg = cfg
         self.local_hostname = local_hostname
         self.password = password
-        self.client: aiosmtplib.SMTP | None = None
-        self.in_transaction = False
-        self.broken = False
-        self.utf8 = False
+        self.max_idle = max_idle
+        self.opened = 0  # connections opened so far (tests and benchmarks read it)
+        self._idle: list[tuple[aiosmtplib.SMTP, float]] = []
+        self._closing: set[asyncio.Task[None]] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._closed = False
 
     def _new_client(self) -> aiosmtplib.SMTP:
         c = self.cfg
@@ -90,26 +110,107 @@ class UpstreamDelivery:
             password=self.password if c.username else None,
         )
 
-    async def _connected(self) -> aiosmtplib.SMTP:
-        if self.client is not None and self.client.is_connected:
-            return self.client
+    async def acquire(self, *, fresh: bool = False) -> tuple[aiosmtplib.SMTP, bool]:
+        """A connection ready for MAIL, and whether it was used before; raises what connecting
+        raises (aiosmtplib.SMTPException, OSError)."""
+        while self._idle and not fresh:
+            client, since = self._idle.pop()
+            if not client.is_connected:
+                client.close()
+                continue
+            if time.monotonic() - since > POOL_CHECK_SECONDS:
+                try:
+                    resp = await client.noop()
+                except (aiosmtplib.SMTPException, OSError):
+                    client.close()
+                    continue
+                if resp.code != 250:
+                    self.discard(client)
+                    continue
+            return client, True
         client = self._new_client()
         await client.connect()
-        self.client = client
-        return client
+        self.opened += 1
+        return client, False
+
+    def release(self, client: aiosmtplib.SMTP) -> None:
+        """Take back a connection that is between transactions (after a 250 to the message, or
+        an RSET): the next transaction of any session may use it."""
+        if self._closed or not client.is_connected or len(self._idle) >= self.max_idle:
+            self.discard(client)
+            return
+        self._idle.append((client, time.monotonic()))
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(POOL_IDLE_SECONDS, self._expire)
+
+    def discard(self, client: aiosmtplib.SMTP) -> None:
+        """End a connection that is not to be used again: QUIT in the background."""
+        if not client.is_connected:
+            client.close()
+            return
+        task = asyncio.get_running_loop().create_task(_quit(client))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def _expire(self) -> None:
+        self._timer = None
+        cutoff = time.monotonic() - POOL_IDLE_SECONDS
+        old = [c for c, since in self._idle if since <= cutoff]
+        self._idle = [(c, since) for c, since in self._idle if since > cutoff]
+        for client in old:
+            self.discard(client)
+        if self._idle:
+            wait = self._idle[0][1] + POOL_IDLE_SECONDS - time.monotonic()
+            self._timer = asyncio.get_running_loop().call_later(max(wait, 0.1), self._expire)
+
+    async def close(self) -> None:
+        """QUIT every idle connection; connections released later are closed at once."""
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        idle, self._idle = self._idle, []
+        for client, _ in idle:
+            self.discard(client)
+        if self._closing:
+            await asyncio.wait(set(self._closing), timeout=QUIT_TIMEOUT + 1)
+
+
+async def _quit(client: aiosmtplib.SMTP) -> None:
+    try:
+        await client.quit(timeout=QUIT_TIMEOUT)
+    except (aiosmtplib.SMTPException, OSError):
+        client.close()
+
+
+class UpstreamDelivery:
+    """One client session's transactions on upstream connections from the pool: a connection
+    is held from MAIL to the end of the transaction (its 250, or RSET) and then given back."""
+
+    def __init__(self, pool: UpstreamPool) -> None:
+        self.pool = pool
+        self.cfg = pool.cfg
+        self.client: aiosmtplib.SMTP | None = None
+        self.in_transaction = False
+        self.broken = False
+        self.utf8 = False
 
     async def mail(self, sender: str, options: list[str]) -> Reply:
         await self.reset()
         self.broken = False
-        for attempt in (1, 2):
+        # A pooled connection the upstream has since dropped (or is closing with 421) is not
+        # the sender's problem: try again, on a new connection the last time.
+        for attempt in (1, 2, 3):
             try:
-                client = await self._connected()
+                client, reused = await self.pool.acquire(fresh=attempt == 3)
             except (aiosmtplib.SMTPException, OSError) as exc:
                 # Whatever went wrong before MAIL (greeting, EHLO, STARTTLS, our own AUTH) is not
                 # the sender's fault, even a 5xx: the sender keeps the message and retries.
                 return self._failed(_kind(exc), exc)
+            self.client = client
             upstream_options, refusal = _upstream_options(client, options)
             if refusal is not None:
+                self._release()
                 return refusal
             self.utf8 = "SMTPUTF8" in upstream_options
             try:
@@ -117,13 +218,18 @@ class UpstreamDelivery:
                     sender, options=upstream_options, encoding="utf-8" if self.utf8 else "ascii"
                 )
             except UnicodeEncodeError:
+                self._release()
                 return Reply(553, "5.6.7 Address needs SMTPUTF8")
             except aiosmtplib.SMTPResponseException as exc:
+                if exc.code == 421 and reused:
+                    self._drop()
+                    continue
+                self._release()
                 return _refusal(exc)
             except aiosmtplib.SMTPServerDisconnected as exc:
-                # A kept connection the upstream has since closed: try once on a new one.
-                if attempt == 2:
+                if not reused:
                     return self._failed("disconnected", exc)
+                self._drop()
                 continue
             except (aiosmtplib.SMTPException, OSError) as exc:
                 return self._failed(_kind(exc), exc)
@@ -149,7 +255,6 @@ class UpstreamDelivery:
     async def data(self, content: bytes) -> Reply:
         if self.broken or self.client is None:
             return UPSTREAM_DOWN
-        self.in_transaction = False
         client = self.client
         wire = wire_form(content)
         try:
@@ -161,42 +266,69 @@ class UpstreamDelivery:
                 # already in wire form, so it goes out as it is.
                 resp = await client.execute_command(b"DATA")
                 if resp.code != 354:
-                    return _refusal(aiosmtplib.SMTPDataError(resp.code, resp.message))
+                    return await self._refused(aiosmtplib.SMTPDataError(resp.code, resp.message))
                 client.protocol.write(wire)
+                client.protocol.write(b".\r\n")
                 resp = await client.protocol.read_response(timeout=self.cfg.timeout)
                 if resp.code != 250:
-                    return _refusal(aiosmtplib.SMTPDataError(resp.code, resp.message))
+                    return await self._refused(aiosmtplib.SMTPDataError(resp.code, resp.message))
         except aiosmtplib.SMTPResponseException as exc:
-            return _refusal(exc)
+            return await self._refused(exc)
         except (aiosmtplib.SMTPException, OSError) as exc:
             return self._failed(_kind(exc), exc)
+        # The upstream took the message: the transaction is over and the connection is free.
+        self.in_transaction = False
+        self._release()
         return Reply(resp.code, resp.message)
 
+    async def _refused(self, exc: aiosmtplib.SMTPResponseException) -> Reply:
+        """The upstream's refusal of DATA or of the message; the connection is made clean (RSET)
+        for the next transaction, or dropped after a 421."""
+        if exc.code == 421:
+            self.in_transaction = False
+            self._drop()
+        else:
+            await self.reset()
+        return _refusal(exc)
+
     async def reset(self) -> None:
-        if not self.in_transaction or self.client is None:
+        """End the transaction (RSET upstream) and give the connection back."""
+        if self.client is None:
             return
-        self.in_transaction = False
-        try:
-            await self.client.rset()
-        except (aiosmtplib.SMTPException, OSError):
-            self.client.close()
+        if self.in_transaction:
+            self.in_transaction = False
+            try:
+                resp = await self.client.rset()
+            except (aiosmtplib.SMTPException, OSError):
+                self._drop()
+                return
+            if resp.code != 250:
+                self._drop()
+                return
+        self._release()
 
     async def close(self) -> None:
+        """The client session ended: its connection goes back to the pool, clean."""
+        await self.reset()
+
+    def _release(self) -> None:
         client, self.client = self.client, None
-        if client is None or not client.is_connected:
-            return
-        try:
-            await client.quit(timeout=5)
-        except (aiosmtplib.SMTPException, OSError):
-            client.close()
+        if client is not None:
+            self.pool.release(client)
+
+    def _drop(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            self.pool.discard(client)
 
     def _failed(self, kind: str, exc: BaseException) -> Reply:
         UPSTREAM_ERRORS.labels(TRANSPORT, kind).inc()
         log.warning("smtp.upstream_error", kind=kind, error=type(exc).__name__)
         self.broken = True
         self.in_transaction = False
-        if self.client is not None:
-            self.client.close()
+        client, self.client = self.client, None
+        if client is not None:
+            client.close()
         return UPSTREAM_DOWN
 
 
@@ -205,8 +337,9 @@ _PASSED_PARAMS = {"SIZE": "size", "BODY": "8bitmime"}
 
 
 def wire_form(message: bytes) -> bytes | None:
-    """``message`` dot-stuffed and ended with the lone dot, for the DATA command; None unless
-    every line ends in CRLF (then aiosmtplib's own, slower, normalising path is used)."""
+    """``message`` dot-stuffed and ended with CRLF, for the DATA command (the lone dot goes
+    after it); None unless every line ends in CRLF (then aiosmtplib's own, slower, normalising
+    path is used). A message that needs neither comes back as it is, not copied."""
     crlf = message.count(b"\r\n")
     if message.count(b"\n") != crlf or message.count(b"\r") != crlf:
         return None
@@ -214,7 +347,9 @@ def wire_form(message: bytes) -> bytes | None:
         message += b"\r\n"
     if message.startswith(b"."):
         message = b"." + message
-    return message.replace(b"\r\n.", b"\r\n..") + b".\r\n"
+    if b"\r\n." in message:
+        message = message.replace(b"\r\n.", b"\r\n..")
+    return message
 
 
 def _upstream_options(client: aiosmtplib.SMTP, options: list[str]) -> tuple[list[str], Reply | None]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import email
 import email.policy
+import os
 import smtplib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +29,7 @@ from smtp_helpers import (
     tagged,
 )
 
-from tests.conftest import SmtpSink, free_port
+from tests.conftest import SmtpSink, free_port, stop_process, wait_for_port
 
 MESSAGE = b"Subject: hello\r\n\r\nMy SSN is 123-45-6789.\r\n"
 
@@ -274,3 +276,92 @@ def test_stop_lets_the_message_in_flight_finish(
     assert received(sink, token)
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", relay.port), timeout=2)
+
+
+# --------------------------------------------------------------------------- the upstream pool
+def upstream_opened(relay: RelayRunner) -> int:
+    assert relay.relay is not None and relay.relay.upstream is not None
+    return relay.relay.upstream.opened
+
+
+def test_sessions_one_after_another_share_one_upstream_connection(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    relay = start_relay(upstream={"port": smtp_sink.port})
+    tokens = [marker() for _ in range(3)]
+    for token in tokens:  # a new client session for every message, as many MTAs do
+        assert send(relay.port, tagged(MESSAGE, token), ["rcpt@example.org"]) == {}
+    for token in tokens:
+        assert find(smtp_sink, token).get_content().strip() == "My SSN is [US_SSN]."
+    assert upstream_opened(relay) == 1
+
+
+def test_concurrent_sessions_get_connections_of_their_own(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    """Two transactions open at once never share a connection; afterwards both are kept."""
+    relay = start_relay(upstream={"port": smtp_sink.port})
+    tokens = [marker(), marker()]
+    with (
+        smtplib.SMTP("127.0.0.1", relay.port, timeout=30) as a,
+        smtplib.SMTP("127.0.0.1", relay.port, timeout=30) as b,
+    ):
+        for client in (a, b):
+            client.ehlo()
+            assert client.mail("sam@example.com")[0] == 250
+        for client, rcpt in ((a, "one@example.org"), (b, "two@example.org")):
+            assert client.rcpt(rcpt)[0] == 250
+        for client, token in ((b, tokens[1]), (a, tokens[0])):
+            assert client.data(tagged(MESSAGE, token))[0] == 250
+    rcpts = [[str(v).split()[0] for v in find(smtp_sink, t).get_all("X-Rcpt-Args")] for t in tokens]
+    assert rcpts == [["<one@example.org>"], ["<two@example.org>"]]
+    assert upstream_opened(relay) == 2
+    send(relay.port, tagged(MESSAGE, marker()), ["three@example.org"])
+    assert upstream_opened(relay) == 2
+
+
+def test_abandoned_transaction_is_reset_before_the_connection_is_reused(
+    postfix_upstream: Postfix, start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    """A session that leaves after MAIL and RCPT: the next session's message carries only its
+    own recipient (without the RSET the upstream would refuse its MAIL as nested)."""
+    relay = start_relay(upstream={"port": postfix_upstream.port})
+    with smtplib.SMTP("127.0.0.1", relay.port, timeout=30) as client:
+        client.ehlo()
+        assert client.mail("sam@example.com")[0] == 250
+        assert client.rcpt("ok@example.org")[0] == 250
+        assert client.rcpt("bounce@example.org")[0] == 550
+    token = marker()
+    assert send(relay.port, tagged(MESSAGE, token), ["second@example.org"]) == {}
+    msg = find(smtp_sink, token, timeout=30)
+    assert [str(v).split()[0] for v in msg.get_all("X-Rcpt-Args")] == ["<second@example.org>"]
+    assert upstream_opened(relay) == 1
+
+
+def test_a_pooled_connection_the_upstream_dropped_is_replaced(
+    start_relay: Callable[..., RelayRunner], tmp_path: Path
+) -> None:
+    """The upstream restarts between two messages: the second still goes through, on a new
+    connection, and the sender never sees an error."""
+    port = free_port()
+
+    def sink() -> subprocess.Popen[bytes]:
+        cmd = ["/usr/sbin/smtp-sink"] + (["-u", "root"] if os.geteuid() == 0 else [])
+        proc = subprocess.Popen([*cmd, f"127.0.0.1:{port}", "16"], stderr=subprocess.DEVNULL)
+        wait_for_port(port, proc)
+        return proc
+
+    relay = start_relay(upstream={"port": port, "timeout": 5})
+    first = sink()
+    try:
+        assert send(relay.port, MESSAGE, ["rcpt@example.org"]) == {}
+    finally:
+        stop_process(first)
+    second = sink()
+    try:
+        errors = metric("scrubber_upstream_errors_total", transport="smtp", kind="disconnected")
+        assert send(relay.port, MESSAGE, ["rcpt@example.org"]) == {}
+        assert metric("scrubber_upstream_errors_total", transport="smtp", kind="disconnected") == errors
+    finally:
+        stop_process(second)
+    assert upstream_opened(relay) == 2
