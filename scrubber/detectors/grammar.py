@@ -373,6 +373,14 @@ class GrammarDetector:
         self._maskable = masked_value_pattern(
             n for rule in self._masked_rules for shape in rule.shapes for n in shape.digits
         )
+        self._any_masked = masked_value_pattern()
+        # Cue lists whose rules take only fragments ("account": the last four of an account),
+        # which need a qualifier or a mask in the sentence.
+        self._fragments_only = frozenset(
+            name
+            for name in grammar.entity_lists
+            if all(shape.fragment for rule in grammar.rules if name in rule.cues for shape in rule.shapes)
+        )
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
     def detect(self, text: str) -> list[Finding]:
@@ -441,11 +449,22 @@ class GrammarDetector:
         g = self.grammar
         found: list[_Sentence] = []
         request: tuple[int, _Request] | None = None  # the last request and its line
+        # Where a sentence may start to matter: a cue that lets it in, or a masked value. A
+        # line with neither, and no request before it, is passed over unsplit.
+        triggers = [c.start for c in hits if c.lists & g.gate_lists]
+        if self._masked_rules:
+            triggers = sorted(triggers + [m.start() for m in self._maskable.finditer(text)])
+        trig = 0
         h = 0
         pos = 0
         for line_no, line in enumerate(text.split("\n")):
             if request is not None and line_no - request[0] > g.carry_lines:
                 request = None
+            while trig < len(triggers) and triggers[trig] < pos:
+                trig += 1
+            if request is None and (trig == len(triggers) or triggers[trig] >= pos + len(line)):
+                pos += len(line) + 1
+                continue
             for start, end in _split(line):
                 s, e = pos + start, pos + end
                 while h < len(hits) and hits[h].start < s:
@@ -458,6 +477,8 @@ class GrammarDetector:
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
                 if gated or request is not None:
+                    if request is None and self._idle(text, mine, s, e):
+                        continue
                     number = number_like(text, s, e)
                     if not (gated or number):
                         continue
@@ -488,6 +509,24 @@ class GrammarDetector:
                 found.append(sentence)
             pos += len(line) + 1
         return found
+
+    def _idle(self, text: str, hits: Sequence[CueHit], start: int, end: int) -> bool:
+        """Whether a sentence can neither yield a finding nor ask for a value, untokenized.
+
+        So it is when its only entity cues take fragments alone ("account") and nothing can
+        make a value a fragment: no qualifier (nor a "4" glued to a cue), no masked value. Nor
+        does it ask for a value: that takes a qualifier or a question mark.
+        """
+        g = self.grammar
+        for c in hits:
+            if c.lists & g.qualifiers:
+                return False
+            named = c.lists & g.entity_lists
+            if named and (not named <= self._fragments_only or _LAST4.match(text, c.end)):
+                return False
+        return (
+            not text[start:end].rstrip().endswith("?") and self._any_masked.search(text, start, end) is None
+        )
 
     def _cues(self, text: str, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:
         g = self.grammar

@@ -85,8 +85,8 @@ def number_like(text: str, start: int = 0, end: int | None = None) -> bool:
     return NUMBER_LIKE.search(text, start, stop) is not None
 
 
-def masked_value_pattern(counts: Iterable[int]) -> re.Pattern[str]:
-    """Where ``values`` may find a masked value with one of these many digits.
+def masked_value_pattern(counts: Iterable[int] | None = None) -> re.Pattern[str]:
+    """Where ``values`` may find a masked value with one of these many digits (None: any).
 
     A masked word ("#1234", "x8335", "…6029") ends in its digits, right after a mask character
     other than "-" (or such a character and a "-"), and a non-digit follows them (the word's
@@ -100,10 +100,14 @@ def masked_value_pattern(counts: Iterable[int]) -> re.Pattern[str]:
     search skips to one in C.
     """
     mask = "[•*xX#…·\\-]"
-    wanted = "|".join(f"{_DIGIT_OR_ASTRAL}{{{n}}}" for n in sorted(set(counts)))
+    if counts is None:
+        digits = _DIGIT_OR_ASTRAL
+    else:
+        wanted = "|".join(f"{_DIGIT_OR_ASTRAL}{{{n}}}" for n in sorted(set(counts)))
+        digits = f"(?:{wanted})(?!{_DIGIT_OR_ASTRAL})"
     return re.compile(
         rf"{mask}(?<!{mask}[\s\S]){mask}*+"
-        rf"(?:(?:(?<=[•*xX#…·])|(?<=[•*xX#…·]-))(?:{wanted})(?!{_DIGIT_OR_ASTRAL})"
+        rf"(?:(?:(?<=[•*xX#…·])|(?<=[•*xX#…·]-)){digits}"
         rf"|(?:(?<={mask}{{3}})|(?<=…))\s+\+?\(?{_DIGIT_OR_ASTRAL})"
     )
 
@@ -236,12 +240,13 @@ def values(
     while i < n:
         tok = tokens[i]
         t = tok.text
-        # Most words start no value: no mask, no number, no spelled digit, no ALNUM word.
+        # Most words start no value: no mask, no number, no spelled digit, no ALNUM word
+        # (_alnum_like, inline: its first tests reject most words).
         if (
             t[0] not in _MASK_START
             and t[-1] not in _NUMBER_END
             and (len(t) > 5 or t.lower() not in SPELLED)
-            and not (alnum and _alnum_like(t))
+            and (not alnum or len(t) < 5 or t.isalpha() or not t.isascii() or not _alnum_like(t))
         ):
             i += 1
             continue

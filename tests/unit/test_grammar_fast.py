@@ -55,3 +55,30 @@ def test_a_value_a_rule_takes_is_still_parsed(detector: GrammarDetector) -> None
     found = detector.detect(text)
     assert [(text[f.start : f.end], f.entity) for f in found] == [("4111111111111111", "CREDIT_CARD")]
     assert detector.stats["parsed_sentences"] == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '10.0.0.1 - - [12/Mar/2025:10:00:00 +0000] "GET /account/profile HTTP/1.1" 200 512',
+        "Please update the account for Maya Okafor; the new address is 12 Alder Way, Tulsa.",
+    ],
+)
+def test_a_sentence_whose_only_cue_takes_fragments_alone_is_not_tokenized(
+    detector: GrammarDetector, text: str
+) -> None:
+    assert detector.detect(text) == []
+    assert detector.stats["sentences"] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("direct deposit to account ending 5318", "5318"),
+        ("refund it to the account •••• 5318 please", "5318"),
+        ("the account4: 5318", "5318"),
+        ("What are the last digits of the account?\n5318", "5318"),
+    ],
+)
+def test_an_account_fragment_is_still_found(detector: GrammarDetector, text: str, value: str) -> None:
+    assert [(text[f.start : f.end], f.entity) for f in detector.detect(text)] == [(value, "BANK_ACCOUNT")]
