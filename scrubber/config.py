@@ -138,6 +138,9 @@ class KafkaConfig:
     drain_timeout: float = 30.0
     retry_backoff_max: float = 10.0
     scrub_processes: int = 0  # 0: scrub in one thread of this process; N: a pool of N processes
+    # Missing output/quarantine topics: False waits for them (not ready, nothing consumed);
+    # True asks the broker to create them with its defaults, where its settings allow that.
+    auto_create_topics: bool = False
 
 
 @dataclass(frozen=True)
@@ -371,6 +374,7 @@ def _kafka(data: Any) -> KafkaConfig:
         drain_timeout=r.seconds("drain_timeout", KafkaConfig.drain_timeout),
         retry_backoff_max=r.seconds("retry_backoff_max", KafkaConfig.retry_backoff_max),
         scrub_processes=r.number("scrub_processes", KafkaConfig.scrub_processes, 0, 64),
+        auto_create_topics=r.get("auto_create_topics", bool, False),
     )
     r.done()
     if not cfg.routes:

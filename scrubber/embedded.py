@@ -129,6 +129,7 @@ def settings(bootstrap: str, smtp_port: int, admin_port: int, home: Path, level:
             bootstrap_servers=bootstrap,
             group_id="scrubber-embedded",
             quarantine_topic="scrubber.quarantine",
+            auto_create_topics=True,  # a broker of its own: let it make the topics on first use
             routes=(
                 KafkaRoute(input="chat.raw", output="chat.clean", format="text"),
                 KafkaRoute(input="logs.raw", output="logs.clean", format="json"),

@@ -4,7 +4,9 @@ At-least-once: an input offset is committed only once every record before it has
 acknowledged (acks=all) on the output or the quarantine topic. Records keep their partition
 (input partition p goes to output partition p mod the output's partition count), so order within
 a partition is kept. A record that cannot be scrubbed goes, unchanged, to the quarantine topic
-with ``scrubber-*`` headers saying why; it never reaches the output topic.
+with ``scrubber-*`` headers saying why; it never reaches the output topic. Until every output
+topic and the quarantine topic exist, the proxy is not ready, consumes nothing and logs which
+are missing (``kafka_topics_missing``); it starts by itself once they are there.
 
 Scrubbing is CPU work: batches run off the event loop (a thread, or a process pool) in slices
 of at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing.
@@ -74,6 +76,7 @@ POLL_MS = 100
 # the latency floor on brokers that answer only at the deadline; an idle proxy then asks 20x/s.
 FETCH_WAIT_MS = 50
 PROBE_SECONDS = 1.0
+MISSING_LOG_SECONDS = 30.0  # a topic still missing is logged again this often
 FIRST_BACKOFF = 0.2
 MIN_HEALTHY_SECONDS = 10.0  # a session that ran this long resets the backoff
 
@@ -267,6 +270,10 @@ def client_security(security: Mapping[str, Any], environ: Mapping[str, str] | No
 
 
 # --------------------------------------------------------------------------- the pipeline
+class TopicsMissing(Exception):
+    """An output topic or the quarantine topic went away while the proxy was running."""
+
+
 @dataclass(slots=True)
 class _Work:
     """Records of one partition fetched together, being scrubbed by ``task``; sent in fetch order."""
@@ -324,11 +331,15 @@ class _Session:
         self.forwarded: Counter[str] = Counter()
         self.found: Counter[tuple[str, str]] = Counter()
         self.partitions: dict[str, int] = {}
+        # Topics this session writes to; while any is missing, it is not ready (and, at start,
+        # consumes nothing).
+        self.sinks = {*(r.output for r in self.cfg.routes), self.cfg.quarantine_topic}
+        self.missing: list[str] = []
         self.failure: BaseException | None = None
         self.healthy = False
         self.last_commit = 0.0
 
-    async def open(self) -> None:
+    async def open(self, stopping: asyncio.Event) -> None:
         cfg = self.cfg
         common: dict[str, Any] = {
             "bootstrap_servers": cfg.bootstrap_servers,
@@ -360,12 +371,43 @@ class _Session:
             isolation_level="read_committed" if cfg.exactly_once else "read_uncommitted",
         )
         await self.consumer.start()
-        self.consumer.subscribe(topics=[r.input for r in cfg.routes], listener=_Listener(self))
         # Output and quarantine topics must exist before anything is consumed.
-        for topic in {*(r.output for r in cfg.routes), cfg.quarantine_topic}:
+        if not await self.wait_for_topics(stopping):
+            return
+        for topic in self.sinks:
             self.partitions[topic] = len(await self.producer.partitions_for(topic))
+        self.consumer.subscribe(topics=[r.input for r in cfg.routes], listener=_Listener(self))
         self.healthy = True
         log.info("kafka_session_started", group=cfg.group_id, routes=[r.input for r in cfg.routes])
+
+    async def wait_for_topics(self, stopping: asyncio.Event) -> bool:
+        """Wait until every output topic and the quarantine topic exist (False: stopped first).
+
+        Existence is asked with an all-topics metadata request, which never creates a topic: a
+        broker that creates topics on first use would make them with its defaults (partitions,
+        retention, access), and the quarantine topic holds raw records. Only with
+        ``auto_create_topics`` is the broker asked to create them (if its own settings allow)."""
+        assert self.consumer is not None and self.producer is not None
+        said: list[str] = []
+        said_at = 0.0
+        while not stopping.is_set():
+            self.missing = sorted(self.sinks - await self.consumer.topics())
+            if self.missing and self.cfg.auto_create_topics:
+                for topic in self.missing:
+                    # A metadata request for the topic itself, which lets the broker create it.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.producer.partitions_for(topic), PROBE_SECONDS)
+                self.missing = sorted(self.sinks - await self.consumer.topics())
+            if not self.missing:
+                if said:
+                    log.info("kafka_topics_found", topics=said)
+                return True
+            if self.missing != said or time.monotonic() - said_at >= MISSING_LOG_SECONDS:
+                log.warning("kafka_topics_missing", topics=self.missing, consuming=False)
+                said, said_at = self.missing, time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), PROBE_SECONDS)
+        return False
 
     async def close(self, clean: bool) -> None:
         """Stop the clients; with ``clean``, first send what was scrubbed, wait for its acks, commit."""
@@ -472,12 +514,17 @@ class _Session:
             await self.commit(wait=True, only=tps)
 
     async def probe(self) -> None:
-        """Readiness: can the broker be reached? (A metadata request, once a second.)"""
+        """Readiness: can the broker be reached, do the topics written to still exist? (A
+        metadata request, once a second.)"""
         assert self.consumer is not None
         while True:
             try:
-                await asyncio.wait_for(self.consumer.topics(), PROBE_SECONDS * 3)
+                topics = await asyncio.wait_for(self.consumer.topics(), PROBE_SECONDS * 3)
                 self.healthy = True
+                missing = sorted(self.sinks - topics)
+                if missing:  # deleted under us: start over, and wait for them without consuming
+                    self.missing = missing
+                    self.failure = TopicsMissing(", ".join(missing))
             except (KafkaError, OSError, TimeoutError):
                 if self.healthy:
                     log.warning("kafka_broker_unreachable")
@@ -786,7 +833,13 @@ class KafkaProxy:
 
     def ready(self) -> bool:
         s = self._session
-        return s is not None and s.healthy and s.failure is None and not self._stopping.is_set()
+        return (
+            s is not None
+            and s.healthy
+            and not s.missing
+            and s.failure is None
+            and not self._stopping.is_set()
+        )
 
     # ------------------------------------------------------------------ internals
     async def transform(self, index: int, records: Sequence[Any], abort: Callable[[], bool]) -> list[Outcome]:
@@ -813,7 +866,7 @@ class KafkaProxy:
             clean = False
             opened = time.monotonic()
             try:
-                await session.open()
+                await session.open(self._stopping)
                 await session.pump(self._stopping)
                 clean = True
             except Exception as exc:  # any failure: restart from the committed offsets

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 from kafka_helpers import (
     create_topics,
     produce,
@@ -25,6 +26,7 @@ from kafka_helpers import (
     wait_ready,
 )
 from prometheus_client import REGISTRY
+from structlog.testing import capture_logs
 
 from scrubber.kafka import KafkaProxy
 from tests.conftest import free_port, stop_process, tansu_binary, wait_for_port
@@ -137,6 +139,114 @@ async def test_waits_for_a_missing_broker_and_recovers_when_it_dies_mid_stream(b
         assert [r.value for r in out] == [f"b{i} [EMAIL_ADDRESS]".encode() for i in range(5)]
     finally:
         await proxy.stop()
+
+
+async def committed_offset(bootstrap: str, group: str, topic: str) -> int | None:
+    """The group's committed offset of ``topic`` partition 0."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+    await consumer.start()
+    try:
+        offset: int | None = await consumer.committed(TopicPartition(topic, 0))
+        return offset
+    finally:
+        await consumer.stop()
+
+
+async def broker_topics(bootstrap: str) -> set[str]:
+    """The topics the broker has (an all-topics request, which creates none)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        return set(await consumer.topics())
+    finally:
+        await consumer.stop()
+
+
+async def test_missing_output_topics_hold_consumption_until_they_are_created(bootstrap: str) -> None:
+    raw, clean = unique("early"), unique("early-c")
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3)
+    assert s.kafka is not None
+    quarantine = s.kafka.quarantine_topic
+    await create_topics(bootstrap, [raw])  # the input only
+    await produce(bootstrap, raw, [f"{i} mail u{i}@example.com".encode() for i in range(20)] + [b"\xff"])
+    proxy = KafkaProxy(s)
+    with capture_logs() as logs:
+
+        def missing_logged() -> list[list[str]]:
+            return [e["topics"] for e in logs if e["event"] == "kafka_topics_missing"]
+
+        await proxy.start()
+        try:
+            for _ in range(15):
+                assert not proxy.ready()
+                await asyncio.sleep(0.1)
+            assert missing_logged() == [sorted([clean, quarantine])]
+            assert {clean, quarantine}.isdisjoint(await broker_topics(bootstrap))  # not made for us
+
+            await create_topics(bootstrap, [clean])
+            await until(lambda: missing_logged()[-1] == [quarantine])
+            assert not proxy.ready()
+            assert await read_until(bootstrap, clean, lambda rs: False, timeout=0.5) == []
+            assert await committed_offset(bootstrap, s.kafka.group_id, raw) is None
+
+            await create_topics(bootstrap, [quarantine])
+            await wait_ready(proxy)
+            out = await read(bootstrap, clean, 20)
+            (held,) = await read(bootstrap, quarantine, 1)
+        finally:
+            await proxy.stop()
+    assert [r.value for r in out] == [f"{i} mail [EMAIL_ADDRESS]".encode() for i in range(20)]
+    assert held.value == b"\xff" and held.headers["scrubber-reason"] == b"invalid_utf8"
+    assert any(e["event"] == "kafka_topics_found" and e["topics"] == [quarantine] for e in logs)
+    assert await committed_offset(bootstrap, s.kafka.group_id, raw) == 21
+
+
+async def test_an_output_topic_deleted_mid_run_stops_consumption_until_it_is_back(bootstrap: str) -> None:
+    raw, clean = unique("gone"), unique("gone-c")
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3)
+    assert s.kafka is not None
+    await create_topics(bootstrap, [raw, clean])
+    await produce(bootstrap, raw, [f"a{i} x@example.com".encode() for i in range(5)])
+    with capture_logs() as logs:
+        async with running(s) as proxy:
+            await read(bootstrap, clean, 5)
+            await wait_ready(proxy)
+            admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+            await admin.start()
+            try:
+                await admin.delete_topics([clean])
+            finally:
+                await admin.close()
+            await until(lambda: not proxy.ready())
+            await until(lambda: any(e.get("topics") == [clean] for e in logs))
+            await produce(bootstrap, raw, [f"b{i} y@example.com".encode() for i in range(5)])
+            for _ in range(10):
+                assert not proxy.ready()
+                await asyncio.sleep(0.1)
+            assert await committed_offset(bootstrap, s.kafka.group_id, raw) == 5
+            await create_topics(bootstrap, [clean])
+            await wait_ready(proxy)
+            out = await read(bootstrap, clean, 5)
+    assert [r.value for r in out] == [f"b{i} [EMAIL_ADDRESS]".encode() for i in range(5)]
+    assert await committed_offset(bootstrap, s.kafka.group_id, raw) == 10
+    assert any(e["event"] == "kafka_session_failed" and e["error"] == "TopicsMissing" for e in logs)
+
+
+async def test_auto_create_topics_asks_the_broker_to_make_them(bootstrap: str) -> None:
+    raw, clean = unique("auto"), unique("auto-c")
+    s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, auto_create_topics=True)
+    assert s.kafka is not None
+    await create_topics(bootstrap, [raw])
+    await produce(bootstrap, raw, [b"mail a@example.com"])
+    proxy = KafkaProxy(s)
+    await proxy.start()
+    try:
+        await wait_ready(proxy)
+        (out,) = await read(bootstrap, clean, 1)
+    finally:
+        await proxy.stop()
+    assert out.value == b"mail [EMAIL_ADDRESS]"
+    assert {clean, s.kafka.quarantine_topic} <= await broker_topics(bootstrap)
 
 
 @pytest.mark.parametrize("scrub_processes", [0, 2])

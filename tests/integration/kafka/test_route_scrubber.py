@@ -119,6 +119,7 @@ def kafka_doc(**kw: object) -> dict[str, object]:
         ({"max_message_bytes": 0}, "kafka.max_message_bytes: must be >= 1"),
         ({"scrub_processes": -1}, "kafka.scrub_processes: must be between 0 and 64"),
         ({"drain_timeout": 0}, "kafka.drain_timeout: must be > 0"),
+        ({"auto_create_topics": "yes"}, "kafka.auto_create_topics: expected true or false"),
     ],
 )
 def test_kafka_settings_are_checked_at_load(section: dict[str, object], message: str) -> None:
@@ -136,6 +137,9 @@ def test_kafka_settings_and_their_environment_overrides() -> None:
         False,
         0,
     )
+    assert s.kafka.auto_create_topics is False
+    s = config.parse(config.apply_env(doc, {"SCRUBBER_KAFKA__AUTO_CREATE_TOPICS": "true"}))
+    assert s.kafka is not None and s.kafka.auto_create_topics is True
 
 
 class Fragile:
