@@ -8,6 +8,8 @@ devset this finds more names, far fewer false ones, and costs a few regular expr
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,7 +20,7 @@ import regex
 
 from scrubber import rulefile
 from scrubber.detectors.cues import SEEN_MAX, CueHits, CueIndex, with_slips
-from scrubber.detectors.patterns import RegexTimeout
+from scrubber.detectors.patterns import TIMEOUT_CHARS, RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
 
@@ -507,9 +509,10 @@ class NameDetector:
         """The matches of ``pattern`` at ``starts`` (sorted), as ``finditer`` would find them there.
 
         A match hides the starts it covers. The calls share one time budget, that of one
-        pass over the whole message.
+        pass over the whole message, longer for a long one as in the pattern detector: a
+        pattern that runs away blows any such budget, a long message full of names should not.
         """
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
         last = 0
         for start in starts:
             if start < last:
@@ -579,7 +582,10 @@ class NameDetector:
             and word.lower() not in self.lex.not_names
         }
         out: list[Finding] = []
-        taken = [(f.start, f.end) for f in found]
+        # A place is taken if a finding covers it: of the findings (in order) that start at or
+        # before it, the one that reaches furthest reaches past it.
+        starts = [f.start for f in found]
+        reach = list(itertools.accumulate((f.end for f in found), max))
         size = len(text)
         for word in words:
             # Non-overlapping whole-word occurrences, left to right (as a regex scan finds them).
@@ -587,7 +593,8 @@ class NameDetector:
             while i >= 0:
                 j = i + len(word)
                 if (i == 0 or not _joins(text[i - 1])) and (j == size or not _joins(text[j])):
-                    if not any(s <= i < e for s, e in taken):
+                    k = bisect.bisect_right(starts, i) - 1
+                    if k < 0 or reach[k] <= i:
                         out.append(Finding(i, j, "PERSON", SCORE - 0.1, "names:recurring"))
                     i = text.find(word, j)
                 else:
@@ -739,9 +746,11 @@ def _line_opened_by(text: str, p: int) -> int:
 
 
 def _signed(text: str, end: int) -> bool:
-    """After a closing on the same line as the name: a comma or a dash ("Thanks, Ana")."""
+    """After a closing, a comma or a dash and a name on the same line ("Thanks, Ana")."""
     i = _skip(text, end, " \t")
-    return i < len(text) and text[i] in ",-–—"
+    if i >= len(text) or text[i] not in ",-–—":
+        return False
+    return _may_start(text, _skip(text, i + 1, " \t-–—"), False)
 
 
 def _closing_line(text: str, p: int, end: int) -> int:
