@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import ipaddress
 import os
+import re
 import ssl
 import time
 import uuid
@@ -62,6 +63,7 @@ from scrubber.smtp_delivery import (
     Reply,
     UpstreamDelivery,
     UpstreamPool,
+    null_sender,
 )
 from scrubber.smtp_pool import EngineSpec, ScrubPool
 
@@ -78,6 +80,17 @@ LINE_LIMIT = 65536
 REFUSED_REASONS = {"attachment_refused": Reply(550, "5.7.1 Message refused: attachment type not allowed")}
 # Reasons that are ours and may pass: the sender should try again.
 TEMPORARY_REASONS = frozenset({"worker_failed"})
+# ``<local@domain>`` of dot-atoms, then parameters without comments: nearly every MAIL and RCPT.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_PLAIN_PATH = re.compile(rf"[ \t]*<({_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>[ \t]*([^(]*)")
+
+
+def plain_path(arg: str) -> tuple[str, str] | None:
+    """The address and the parameters of a MAIL or RCPT argument in its plain form, as
+    aiosmtpd's own parser reads them; None for anything else (quoted local parts, address
+    literals, source routes, comments, non-ASCII), which is left to that parser."""
+    m = _PLAIN_PATH.fullmatch(arg)
+    return None if m is None else (m.group(1), m.group(2))
 
 
 # --------------------------------------------------------------------------- the protocol
@@ -126,6 +139,14 @@ class _Server(SMTP):
         if self.refused:
             return False
         return super().eof_received()
+
+    def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
+        """aiosmtpd reads every address with the email package's header parser (~0.1 ms each,
+        a fifth of the relay's own time per message): the plain form is read here instead."""
+        plain = None if self.local_part_limit else plain_path(arg)
+        if plain is None:
+            return super()._getaddr(arg)
+        return plain
 
     @syntax("DATA")
     async def smtp_DATA(self, arg: str) -> None:
@@ -490,7 +511,7 @@ class SmtpRelay:
         if self.config.on_unscrubbable == "quarantine" and self.quarantine is not None:
             headers = [
                 ("X-Scrubber-Quarantine", f"reason={reason}; session={mid}"),
-                ("Return-Path", f"<{envelope.mail_from or ''}>"),
+                ("Return-Path", f"<{null_sender(envelope.mail_from or '')}>"),
                 ("Envelope-To", ", ".join(envelope.rcpt_tos)),
             ]
             try:

@@ -130,6 +130,13 @@ class UpstreamPool:
             return client, True
         client = self._new_client()
         await client.connect()
+        if client.is_ehlo_or_helo_needed:  # now, so that MAIL knows the upstream's extensions
+            try:
+                await client.ehlo()
+            except aiosmtplib.SMTPHeloError:
+                if not client.is_connected:
+                    raise
+                await client.helo()
         self.opened += 1
         return client, False
 
@@ -214,18 +221,12 @@ class UpstreamDelivery:
                 return refusal
             self.utf8 = "SMTPUTF8" in upstream_options
             try:
-                resp = await client.mail(
-                    sender, options=upstream_options, encoding="utf-8" if self.utf8 else "ascii"
-                )
-            except UnicodeEncodeError:
+                command = self._path(b"FROM:", sender, upstream_options)
+            except ValueError as exc:
                 self._release()
-                return Reply(553, "5.6.7 Address needs SMTPUTF8")
-            except aiosmtplib.SMTPResponseException as exc:
-                if exc.code == 421 and reused:
-                    self._drop()
-                    continue
-                self._release()
-                return _refusal(exc)
+                return _malformed(exc)
+            try:
+                resp = await client.execute_command(*command)
             except aiosmtplib.SMTPServerDisconnected as exc:
                 if not reused:
                     return self._failed("disconnected", exc)
@@ -233,23 +234,42 @@ class UpstreamDelivery:
                 continue
             except (aiosmtplib.SMTPException, OSError) as exc:
                 return self._failed(_kind(exc), exc)
+            if resp.code == 421 and reused:
+                self._drop()
+                continue
+            if resp.code != 250:
+                self._release()
+                return _refusal(aiosmtplib.SMTPSenderRefused(resp.code, resp.message, sender))
             self.in_transaction = True
             return Reply(resp.code, resp.message)
         return UPSTREAM_DOWN
+
+    def _path(self, keyword: bytes, address: str, options: list[str]) -> tuple[bytes, ...]:
+        """MAIL or RCPT for ``address`` as aiosmtpd read it (``<>`` is the null sender, which
+        bounces carry); raises ValueError for what cannot go on a command line."""
+        address = null_sender(address)
+        if any(ord(c) < 32 or ord(c) == 127 for c in address):
+            raise ValueError("control character")
+        path = f"<{address}>".encode("utf-8" if self.utf8 else "ascii")
+        try:
+            params = [o.encode("ascii") for o in options]
+        except UnicodeEncodeError:
+            raise ValueError("non-ASCII parameter") from None
+        return (b"MAIL" if keyword == b"FROM:" else b"RCPT", keyword + path, *params)
 
     async def rcpt(self, recipient: str, options: list[str]) -> Reply:
         if self.broken or self.client is None:
             return UPSTREAM_DOWN
         try:
-            resp = await self.client.rcpt(
-                recipient, options=options, encoding="utf-8" if self.utf8 else "ascii"
-            )
-        except UnicodeEncodeError:
-            return Reply(553, "5.6.7 Address needs SMTPUTF8")
-        except aiosmtplib.SMTPResponseException as exc:
-            return _refusal(exc)
+            command = self._path(b"TO:", recipient, options)
+        except ValueError as exc:
+            return _malformed(exc)
+        try:
+            resp = await self.client.execute_command(*command)
         except (aiosmtplib.SMTPException, OSError) as exc:
             return self._failed(_kind(exc), exc)
+        if resp.code not in (250, 251):
+            return _refusal(aiosmtplib.SMTPRecipientRefused(resp.code, resp.message, recipient))
         return Reply(resp.code, resp.message)
 
     async def data(self, content: bytes) -> Reply:
@@ -373,6 +393,17 @@ def _refusal(exc: aiosmtplib.SMTPResponseException) -> Reply:
     return Reply(exc.code, exc.message)
 
 
+def null_sender(address: str) -> str:
+    """The sender as it goes between angle brackets: aiosmtpd reads ``MAIL FROM:<>`` as "<>"."""
+    return "" if address == "<>" else address
+
+
+def _malformed(exc: ValueError) -> Reply:
+    if isinstance(exc, UnicodeEncodeError):
+        return Reply(553, "5.6.7 Address needs SMTPUTF8")
+    return Reply(553, "5.1.3 Address or parameters cannot be passed on")
+
+
 def _kind(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return "timeout"
@@ -398,7 +429,7 @@ class MailboxDelivery:
         self.recipients: list[str] = []
 
     async def mail(self, sender: str, options: list[str]) -> Reply:
-        self.sender, self.recipients = sender, []
+        self.sender, self.recipients = null_sender(sender), []
         return Reply(250, "2.1.0 OK")
 
     async def rcpt(self, recipient: str, options: list[str]) -> Reply:

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from aiosmtpd.smtp import SMTP
 from smtp_helpers import EML, RelayRunner, find, marker, messages, metric, received, tagged
 
+from scrubber.smtp import plain_path
 from tests.conftest import SmtpSink
 
 GENERATED = sorted((EML / "generated").glob("*.eml"))
@@ -118,7 +120,9 @@ def test_large_message_goes_through_the_bulk_worker(relay: RelayRunner, smtp_sin
     assert got.count("filler words") == 12000
 
 
-def test_8bitmime_body_is_relayed(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+def test_8bitmime_body_is_relayed(start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink) -> None:
+    # A relay of its own: BODY=8BITMIME is passed on already on the first upstream connection.
+    relay = start_relay(upstream={"port": smtp_sink.port})
     token = marker()
     data = tagged((EML / "generated" / "04-cp1252-8bit.eml").read_bytes(), token)
     with smtplib.SMTP("127.0.0.1", relay.port) as client:
@@ -127,6 +131,55 @@ def test_8bitmime_body_is_relayed(relay: RelayRunner, smtp_sink: SmtpSink) -> No
         client.sendmail("sam@example.com", ["support@example.org"], data, mail_options=["BODY=8BITMIME"])
     got = find(smtp_sink, token)
     assert got.get_content().strip() == "Refund of 50 \u20ac to \u201cJane Roe\u201d, [EMAIL_ADDRESS]."
+    assert sink_headers(smtp_sink, token)[0] == ("X-Mail-Args", "<sam@example.com> BODY=8BITMIME")
+
+
+@pytest.mark.parametrize("sender", ["", "<>"])
+def test_bounce_with_the_null_sender_is_relayed(sender: str, relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    token = marker()
+    data = tagged(b"Subject: Undelivered Mail\r\n\r\nSSN 123-45-6789 bounced.\r\n", token)
+    with smtplib.SMTP("127.0.0.1", relay.port) as client:
+        assert client.sendmail(sender, ["sam@example.com"], data) == {}
+    assert sink_headers(smtp_sink, token)[0] == ("X-Mail-Args", "<>")
+    assert find(smtp_sink, token).get_content().strip() == "SSN [US_SSN] bounced."
+
+
+@pytest.mark.parametrize(
+    ("arg", "plain"),
+    [
+        ("<a@b.c>", True),
+        ("<a@b.c> SIZE=10", True),
+        ("<a@b.c>SIZE=1", True),
+        (" <Foo.Bar+tag@Ex-ample.COM>  SIZE=1 BODY=8BITMIME ", True),
+        ("\t<a@b.c>\tX", True),
+        ("<A#B'{x}@C.D>", True),
+        ("<a@b.c>>", True),
+        ("<a@b.c> <x@y>", True),
+        ("<a@b.c> (comment)", False),
+        ("<a@b.c>  (c) X", False),
+        ('<"john doe"@x.org>', False),
+        ("<a@[192.0.2.1]>", False),
+        ("<zo\u00eb@example.com> SMTPUTF8", False),
+        ("<@relay.example:a@b.c>", False),
+        ("<a..b@c.d>", False),
+        ("<a@b..c>", False),
+        ("<a@.b>", False),
+        ("<>", False),
+        ("a@b.c", False),
+        ("\x0b<a@b.c>", False),
+    ],
+)
+def test_plain_addresses_read_as_aiosmtpd_reads_them(arg: str, plain: bool) -> None:
+    """The fast path takes plain addresses only, and reads them exactly as aiosmtpd's parser."""
+
+    class Parser(SMTP):
+        def __init__(self) -> None:
+            self.local_part_limit = 0
+
+    fast = plain_path(arg)
+    assert (fast is not None) == plain
+    if fast is not None:
+        assert fast == Parser()._getaddr(arg)
 
 
 def test_smtputf8_refused_when_the_upstream_lacks_it(relay: RelayRunner) -> None:
