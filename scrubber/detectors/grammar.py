@@ -384,15 +384,23 @@ class GrammarDetector:
         self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
 
     def detect(self, text: str) -> list[Finding]:
-        return self.detect_many([text])[0]
+        self.stats["messages"] += 1
+        hits = self.gate(text)
+        if hits is None:  # most messages: none of the batch's bookkeeping
+            return []
+        return self._judge([text], [hits])[0]
 
     def detect_many(self, texts: Sequence[str]) -> list[list[Finding]]:
+        self.stats["messages"] += len(texts)
+        return self._judge(texts, [self.gate(text) for text in texts])
+
+    def _judge(self, texts: Sequence[str], gated: Sequence[list[CueHit] | None]) -> list[list[Finding]]:
+        """Findings of each text, given what ``gate`` said of it."""
         out: list[list[Finding]] = [[] for _ in texts]
         to_parse: list[_Sentence] = []
         done: list[_Sentence] = []
-        self.stats["messages"] += len(texts)
         for i, text in enumerate(texts):
-            hits = self.gate(text)
+            hits = gated[i]
             if hits is None:
                 continue
             self.stats["gated_messages"] += 1
