@@ -112,6 +112,8 @@ class KafkaRoute:
     format: str = "text"  # text | json
     fields: tuple[str, ...] = ()
     scrub_keys: bool = False
+    # Record headers whose values are scrubbed as text: False (none), True (all), or their names.
+    scrub_headers: bool | tuple[str, ...] = False
 
 
 @dataclass(frozen=True)
@@ -327,6 +329,17 @@ def _policy(r: _Reader) -> PolicyConfig:
     )
 
 
+def _scrub_headers(r: _Reader) -> bool | tuple[str, ...]:
+    """``scrub_headers``: true, false, or a list of header names."""
+    value = r.get("scrub_headers", (bool, list, str), False)
+    if isinstance(value, bool):
+        return value
+    names = r.strings("scrub_headers", ())
+    if not all(names):
+        raise ConfigError(f"{r.key('scrub_headers')}: header names must not be empty")
+    return names
+
+
 def _kafka(data: Any) -> KafkaConfig:
     r = _Reader(data, "kafka")
     routes = []
@@ -340,6 +353,7 @@ def _kafka(data: Any) -> KafkaConfig:
             format=rr.choice("format", ("text", "json"), "text"),
             fields=rr.strings("fields", ()),
             scrub_keys=rr.get("scrub_keys", bool, False),
+            scrub_headers=_scrub_headers(rr),
         )
         rr.done()
         if not route.input or not route.output:

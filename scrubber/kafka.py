@@ -8,6 +8,10 @@ with ``scrubber-*`` headers saying why; it never reaches the output topic. Until
 topic and the quarantine topic exist, the proxy is not ready, consumes nothing and logs which
 are missing (``kafka_topics_missing``); it starts by itself once they are there.
 
+Keys and headers are carried over as they are, unless a route scrubs them (``scrub_keys``,
+``scrub_headers``: all or the named headers' values, as text); a scrubbed key or header value
+that is not UTF-8 holds the record back (``invalid_key``, ``invalid_header``).
+
 Scrubbing is CPU work: batches run off the event loop (a thread, or a process pool) in slices
 of at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing.
 Fetch, scrub and produce overlap: while batches are scrubbed, the next ones are fetched and the
@@ -84,6 +88,7 @@ log = structlog.get_logger("scrubber.kafka")
 
 ScrubberFactory = Callable[[Policy, LimitsConfig], Scrubber]
 Items = Sequence[tuple[bytes | None, bytes | None]]  # (value, key) of each record
+Headers = Sequence[tuple[str, bytes | None]]  # a record's headers, as the client gives them
 
 
 def engine_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
@@ -106,35 +111,61 @@ class Outcome:
     found: tuple[tuple[str, str], ...] = ()
     reason: str | None = None
     seconds: float = 0.0
+    headers: tuple[tuple[str, bytes | None], ...] | None = None  # None: the record's own, as they are
 
 
 @dataclass(slots=True)
 class _Parsed:
     doc: Document | None  # None for a tombstone (a record without a value)
     key_text: str | None
-    units: list[str]
+    units: list[str]  # the document's texts, then the key's, then the scrubbed header values
+    headers: Headers | None = None  # the record's headers, when some of them are scrubbed
+    header_slots: tuple[int, ...] = ()  # which of them: their values are the last units
 
 
 class RouteScrubber:
-    """Scrubs one route's records (value bytes, key bytes); pure and synchronous."""
+    """Scrubs one route's records (value bytes, key bytes, headers); pure and synchronous."""
 
     def __init__(self, route: KafkaRoute, scrubber: Scrubber, max_bytes: int) -> None:
         self.route = route
         self.scrubber = scrubber
         self.max_bytes = max_bytes
         self.format: Format = JsonFormat(route.fields) if route.format == "json" else TextFormat()
+        wanted = route.scrub_headers
+        # None: every header (but this proxy's own, which are dropped anyway).
+        self.header_names = None if wanted is True else frozenset(wanted or ())
 
-    def run(self, items: Items, budget: float) -> list[Outcome]:
-        """Outcomes for a prefix of ``items`` (at least one): stops once ``budget`` seconds are spent."""
+    def run(self, items: Items, budget: float, headers: Sequence[Headers] | None = None) -> list[Outcome]:
+        """Outcomes for a prefix of ``items`` (at least one): stops once ``budget`` seconds are spent.
+        ``headers`` (one entry per item) are needed only when the route scrubs headers."""
         start = time.perf_counter()
         out: list[Outcome] = []
         while len(out) < len(items):
-            out.extend(self._slice(items[len(out) : len(out) + SLICE]))
+            end = len(out) + SLICE
+            out.extend(
+                self._slice(items[len(out) : end], None if headers is None else headers[len(out) : end])
+            )
             if time.perf_counter() - start >= budget:
                 break
         return out
 
-    def _parse(self, value: bytes | None, key: bytes | None) -> _Parsed | Outcome:
+    def _header_texts(self, headers: Headers) -> tuple[tuple[int, ...], list[str]] | Outcome:
+        """Which headers are scrubbed, and their values as text (or why the record cannot be)."""
+        slots: list[int] = []
+        texts: list[str] = []
+        for i, (name, raw) in enumerate(headers):
+            if raw is None or name in OWN_HEADERS:
+                continue
+            if self.header_names is not None and name not in self.header_names:
+                continue
+            try:
+                texts.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                return Outcome(reason="invalid_header")
+            slots.append(i)
+        return tuple(slots), texts
+
+    def _parse(self, value: bytes | None, key: bytes | None, headers: Headers | None) -> _Parsed | Outcome:
         if value is None and key is None:
             return Outcome(reason="null_record")  # nothing to forward: Kafka clients cannot send it
         size = len(value or b"") + len(key or b"")
@@ -153,10 +184,17 @@ class RouteScrubber:
         units = [] if doc is None else list(doc.texts)
         if key_text is not None:
             units.append(key_text)
-        return _Parsed(doc, key_text, units)
+        if headers is None or not self.route.scrub_headers:
+            return _Parsed(doc, key_text, units)
+        found = self._header_texts(headers)
+        if isinstance(found, Outcome):
+            return found
+        slots, texts = found
+        return _Parsed(doc, key_text, [*units, *texts], headers, slots)
 
-    def _slice(self, items: Items) -> list[Outcome]:
-        parsed = [self._parse(value, key) for value, key in items]
+    def _slice(self, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
+        heads = headers if headers is not None else [None] * len(items)
+        parsed = [self._parse(value, key, h) for (value, key), h in zip(items, heads, strict=True)]
         todo = [p for p in parsed if isinstance(p, _Parsed)]
         t0 = time.perf_counter()
         try:
@@ -193,6 +231,14 @@ class RouteScrubber:
     @staticmethod
     def _outcome(p: _Parsed, results: Sequence[ScrubResult], key: bytes | None, seconds: float) -> Outcome:
         texts = [r.text for r in results]
+        headers = None
+        if p.headers is not None:
+            cut = len(texts) - len(p.header_slots)
+            rewritten = list(p.headers)
+            for slot, text in zip(p.header_slots, texts[cut:], strict=True):
+                rewritten[slot] = (rewritten[slot][0], text.encode("utf-8"))
+            headers = tuple(rewritten)
+            del texts[cut:]
         if p.key_text is not None:
             key = texts.pop().encode("utf-8")
         value = None if p.doc is None else p.doc.render(texts)
@@ -200,10 +246,10 @@ class RouteScrubber:
             (f.entity, f.detector.split(":", 1)[0]) for r in results for f in (*r.findings, *r.observed)
         )
         if not found:
-            return Outcome(value, key, b"{}", (), None, seconds)
+            return Outcome(value, key, b"{}", (), None, seconds, headers)
         counts = Counter(entity for entity, _family in found)
         summary = json.dumps(dict(sorted(counts.items())), separators=(",", ":")).encode()
-        return Outcome(value, key, summary, found, None, seconds)
+        return Outcome(value, key, summary, found, None, seconds, headers)
 
 
 def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:
@@ -237,8 +283,8 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _child_run(index: int, items: Items, budget: float) -> list[Outcome]:
-    return _CHILD_ROUTES[index].run(items, budget)
+def _child_run(index: int, items: Items, budget: float, headers: Sequence[Headers] | None) -> list[Outcome]:
+    return _CHILD_ROUTES[index].run(items, budget, headers)
 
 
 def _child_ready() -> int:
@@ -596,6 +642,7 @@ class _Session:
         self.proxy.m_bytes.observe(len(rec.value or b""))
         if oc.reason is not None:
             return await self.quarantine(route, tp, rec, oc.reason, headers)
+        scrubbed = headers if oc.headers is None else [(k, v) for k, v in oc.headers if k not in OWN_HEADERS]
         try:
             fut: asyncio.Future[Any] = await self.producer.send(
                 route.output,
@@ -603,7 +650,7 @@ class _Session:
                 key=oc.key,
                 partition=tp.partition % self.partitions[route.output],
                 timestamp_ms=rec.timestamp,
-                headers=[*headers, (H_FINDINGS, oc.summary)],
+                headers=[*scrubbed, (H_FINDINGS, oc.summary)],
             )
         except MessageSizeTooLargeError:
             return await self.quarantine(route, tp, rec, "output_too_large", headers)
@@ -848,13 +895,16 @@ class KafkaProxy:
         assert self._executor is not None
         loop = asyncio.get_running_loop()
         items = [(r.value, r.key) for r in records]
+        # Headers cross to a scrub process only when the route scrubs them.
+        headers = [r.headers for r in records] if self.routes[index].scrub_headers else None
         out: list[Outcome] = []
         while len(out) < len(items) and not abort():
             rest = items[len(out) :]
+            heads = None if headers is None else headers[len(out) :]
             if self._local:
-                call = functools.partial(self._local[index].run, rest, self.budget)
+                call = functools.partial(self._local[index].run, rest, self.budget, heads)
             else:
-                call = functools.partial(_child_run, index, rest, self.budget)
+                call = functools.partial(_child_run, index, rest, self.budget, heads)
             out.extend(await loop.run_in_executor(self._executor, call))
         return out
 

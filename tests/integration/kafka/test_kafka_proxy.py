@@ -265,6 +265,49 @@ async def test_batches_scrubbed_side_by_side_leave_in_partition_order(bootstrap:
         await probe.stop()
 
 
+async def test_scrub_headers_masks_header_values_and_holds_back_undecodable_ones(bootstrap: str) -> None:
+    every_in, every_out, named_in, named_out = (unique(p) for p in ("hall", "hall-c", "hnamed", "hnamed-c"))
+    await create_topics(bootstrap, [every_in, every_out, named_in, named_out])
+    ok = [("x-user", EMAIL.encode()), ("trace", b"abc"), ("x-ssn", f"ssn {SSN}".encode())]
+    bad = [("x-user", EMAIL.encode()), ("x-bin", b"\xff\xfe")]
+    for topic in (every_in, named_in):
+        await produce(bootstrap, topic, [b"first"], headers=ok)
+        await produce(bootstrap, topic, [b"second"], headers=bad)
+        await produce(bootstrap, topic, [b"third"])
+    s = settings(
+        bootstrap,
+        [
+            {"in": every_in, "out": every_out, "scrub_headers": True},
+            {"in": named_in, "out": named_out, "scrub_headers": ["x-user"]},
+        ],
+        level=7,
+        scrub_processes=1,  # headers cross to the scrub process and back
+    )
+    assert s.kafka is not None
+    async with running(s):
+        (held,) = await read(bootstrap, s.kafka.quarantine_topic, 1)
+        every = await read(bootstrap, every_out, 2)
+        named = await read(bootstrap, named_out, 3)
+
+    assert [r.value for r in every] == [b"first", b"third"]
+    assert every[0].headers == {
+        "x-user": b"[EMAIL_ADDRESS]",
+        "trace": b"abc",
+        "x-ssn": b"ssn [US_SSN]",
+        "scrubber-findings": b'{"EMAIL_ADDRESS":1,"US_SSN":1}',
+    }
+    # Only the header that is scrubbed must be text; the record is held back as it came.
+    assert (held.value, held.headers["scrubber-reason"]) == (b"second", b"invalid_header")
+    assert (held.headers["x-user"], held.headers["x-bin"]) == (EMAIL.encode(), b"\xff\xfe")
+    assert held.headers["scrubber-source-topic"] == every_in.encode()
+    # A list of names: those are scrubbed, the others pass as they are.
+    assert [r.value for r in named] == [b"first", b"second", b"third"]
+    assert named[0].headers["x-user"] == b"[EMAIL_ADDRESS]"
+    assert named[0].headers["x-ssn"] == f"ssn {SSN}".encode()
+    assert (named[1].headers["x-user"], named[1].headers["x-bin"]) == (b"[EMAIL_ADDRESS]", b"\xff\xfe")
+    assert json.loads(named[2].headers["scrubber-findings"]) == {}
+
+
 async def test_records_that_cannot_be_sent_as_they_are_leave_a_stub_in_quarantine(bootstrap: str) -> None:
     raw, clean = unique("big"), unique("big-c")
     await create_topics(bootstrap, [raw, clean])

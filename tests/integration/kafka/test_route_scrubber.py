@@ -82,6 +82,44 @@ def test_a_spent_budget_returns_a_prefix_and_the_rest_follows(engine: Scrubber) 
     assert seen(part) == seen(whole[: len(part)])
 
 
+def test_header_values_are_scrubbed_when_the_route_asks() -> None:
+    engine = Scrubber(Policy(level=3))
+    headers = [
+        ("x-user", b"jane.roe@example.com"),
+        ("trace", b"t-1"),
+        ("x-null", None),
+        ("scrubber-reason", b"spoofed"),  # dropped on the way out; never scrubbed
+    ]
+    items = [(b"hi a@b.org", None)]
+    (every,) = RouteScrubber(route(scrub_headers=True), engine, 1000).run(items, 10, [headers])
+    assert every.headers == (
+        ("x-user", b"[EMAIL_ADDRESS]"),
+        ("trace", b"t-1"),
+        ("x-null", None),
+        ("scrubber-reason", b"spoofed"),
+    )
+    assert every.value == b"hi [EMAIL_ADDRESS]"
+    assert json.loads(every.summary) == {"EMAIL_ADDRESS": 2}
+    named = [*headers, ("x-other", b"john@example.org")]
+    (listed,) = RouteScrubber(route(scrub_headers=("x-other",)), engine, 1000).run(items, 10, [named])
+    assert listed.headers is not None
+    assert dict(listed.headers)["x-other"] == b"[EMAIL_ADDRESS]"
+    assert dict(listed.headers)["x-user"] == b"jane.roe@example.com"  # not listed: as it was
+    (off,) = RouteScrubber(route(), engine, 1000).run(items, 10, [headers])
+    assert off.headers is None  # the record's own headers go out unchanged
+
+
+def test_a_header_that_is_not_utf8_quarantines_the_record_only_when_it_is_scrubbed() -> None:
+    engine = Scrubber(Policy(level=3))
+    headers = [("x-bin", b"\xff\xfe"), ("x-user", b"a@b.org")]
+    items = [(b"fine", None), (b"also fine", None)]
+    every = RouteScrubber(route(scrub_headers=True), engine, 1000).run(items, 10, [headers, []])
+    assert [(o.reason, o.value) for o in every] == [("invalid_header", None), (None, b"also fine")]
+    (other,) = RouteScrubber(route(scrub_headers=("x-user",)), engine, 1000).run(items[:1], 10, [headers])
+    assert other.reason is None
+    assert other.headers == (("x-bin", b"\xff\xfe"), ("x-user", b"[EMAIL_ADDRESS]"))
+
+
 def test_security_settings_read_secrets_from_the_environment() -> None:
     env = {"KAFKA_PW": "s3cret"}
     out = client_security(
@@ -120,6 +158,8 @@ def kafka_doc(**kw: object) -> dict[str, object]:
         ({"scrub_processes": -1}, "kafka.scrub_processes: must be between 0 and 64"),
         ({"drain_timeout": 0}, "kafka.drain_timeout: must be > 0"),
         ({"auto_create_topics": "yes"}, "kafka.auto_create_topics: expected true or false"),
+        ({"routes": [{"in": "a", "out": "b", "scrub_headers": 1}]}, "scrub_headers: expected true or false"),
+        ({"routes": [{"in": "a", "out": "b", "scrub_headers": ["x", ""]}]}, "names must not be empty"),
     ],
 )
 def test_kafka_settings_are_checked_at_load(section: dict[str, object], message: str) -> None:
@@ -140,6 +180,12 @@ def test_kafka_settings_and_their_environment_overrides() -> None:
     assert s.kafka.auto_create_topics is False
     s = config.parse(config.apply_env(doc, {"SCRUBBER_KAFKA__AUTO_CREATE_TOPICS": "true"}))
     assert s.kafka is not None and s.kafka.auto_create_topics is True
+    assert s.kafka.routes[0].scrub_headers is False
+    env = {"SCRUBBER_KAFKA__ROUTES__0__SCRUB_HEADERS": "[x-user, subject]"}
+    s = config.parse(config.apply_env(kafka_doc(), env))
+    assert s.kafka is not None and s.kafka.routes[0].scrub_headers == ("x-user", "subject")
+    s = config.parse(config.apply_env(kafka_doc(), {"SCRUBBER_KAFKA__ROUTES__0__SCRUB_HEADERS": "true"}))
+    assert s.kafka is not None and s.kafka.routes[0].scrub_headers is True
 
 
 class Fragile:
