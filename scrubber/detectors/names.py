@@ -265,12 +265,16 @@ def _inside(phrases: Mapping[str, Sequence[str]]) -> dict[str, tuple[_Inner, ...
                     if end == len(p) or not (q[-1].isalnum() and p[end].isalnum()):
                         entries.add((k, end, how, ""))
                 elif q.startswith(rest):
-                    more = q[len(rest) :]
-                    entries.add(
-                        (k, -1, how, " " + more.split(" ")[1] if more[0] == " " else more.split(" ")[0])
-                    )
+                    entries.add((k, -1, how, _next_piece(q[len(rest) :])))
         table[p] = tuple(sorted(entries))
     return table
+
+
+def _next_piece(more: str) -> str:
+    """What a phrase that runs on needs next: " so" of " so much", "'s" of "'s"."""
+    if more[0] == " ":
+        return " " + more.split(" ")[1]
+    return more.split(" ")[0]
 
 
 def _phrase(text: str) -> str:
@@ -303,8 +307,8 @@ class NameDetector:
     def __init__(self, lexicon: NameLexicon, *, timeout: float = 0.5) -> None:
         self.lex = lexicon
         self.timeout = timeout
-        # The contexts inside a trigger phrase of several words, by the phrase as matched (a
-        # message repeats the same few); None for a mistyped one. Bounded: input is untrusted.
+        # Trigger phrases that are not one plain word, as matched (a message repeats the same
+        # few): whether spelt right, and the phrases inside. Bounded: input is untrusted.
         self._inside: dict[str, tuple[bool, tuple[_Inner, ...]]] = {}
         # The contexts with a pattern for capitalised names, and for lower-case lines.
         self._cased = frozenset(lexicon.exact.cased)
@@ -371,7 +375,7 @@ class NameDetector:
                     out.append((s, e, "display"))
         dashes = _DASH in text or _EM_DASH in text or _EN_DASH in text
         if closings or dashes:
-            out.extend(self._signatures(text, hits, list(closings), dashes, mistyped))
+            out.extend(self._signatures(text, hits, closings, dashes, mistyped))
         if "insert" in text.lower():
             out.extend(self._sql(text))
         return out
@@ -711,6 +715,7 @@ def _name_index(how: str, text: str, end: int) -> int:
 
 
 def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
+    """Adds a start to a context's list (without making a list for every call)."""
     if how in starts:
         starts[how].append(start)
     else:
