@@ -206,10 +206,11 @@ class _Server(SMTP):
         if limit and size - 3 > limit:
             return None
         data = b"".join(parts)[:-3]
-        # A dot at the start of a line was doubled by the client (RFC 5321 4.5.2).
+        # A dot at the start of a line was doubled by the client (RFC 5321 4.5.2). Most
+        # messages have none: looking first spares them a copy.
         if data.startswith(b"."):
             data = data[1:]
-        return data.replace(b"\r\n.", b"\r\n")
+        return data.replace(b"\r\n.", b"\r\n") if b"\r\n." in data else data
 
 
 def _client_gone(task: asyncio.Task[None]) -> None:

@@ -95,7 +95,8 @@ def _read_frame(stream: BinaryIO) -> Any:
 
 def _write_frame(stream: BinaryIO, obj: Any) -> None:
     body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_FRAME.pack(len(body)) + body)
+    stream.write(_FRAME.pack(len(body)))
+    stream.write(body)  # not joined to the length: a message is not copied once more
     stream.flush()
 
 
@@ -150,7 +151,8 @@ class _Worker:
     async def call(self, obj: Any) -> Any:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        self.proc.stdin.write(_FRAME.pack(len(body)) + body)
+        self.proc.stdin.write(_FRAME.pack(len(body)))
+        self.proc.stdin.write(body)
         await self.proc.stdin.drain()
         (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
         return pickle.loads(await self.proc.stdout.readexactly(size))
