@@ -37,7 +37,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from load.bench import chat_log_stream
 from scrubber import config, embedded
-from scrubber.config import LimitsConfig
+from scrubber.config import KafkaConfig, LimitsConfig
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
@@ -232,7 +232,8 @@ def table(results: list[Result], rate: float, scrub_processes: int) -> str:
 def bench_rows(quick: bool) -> list[dict[str, Any]]:
     """Rows for ``python -m load.bench``."""
     rate = 200.0
-    (results,) = run(2000 if quick else 20000, [4, 7], rate, 2 if quick else 5, [0])
+    n = KafkaConfig.scrub_processes
+    (results,) = run(2000 if quick else 20000, [4, 7], rate, 2 if quick else 5, [n])
     base = results[0].rate
     return [
         {
@@ -254,8 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=5.0, help="length of the latency phase")
     p.add_argument(
         "--scrub-processes",
-        default="0",
-        help="kafka.scrub_processes (0 = a thread); a comma-separated list compares settings in one run",
+        default=str(KafkaConfig.scrub_processes),
+        help="kafka.scrub_processes (0: a thread; default: the config default); "
+        "a comma-separated list compares settings in one run",
     )
     args = p.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x]

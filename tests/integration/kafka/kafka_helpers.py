@@ -30,6 +30,8 @@ from tests.conftest import free_port
 
 # Fast group joins on Tansu (see REAL_COMPONENTS.md): a real Kafka needs >= 6000 ms sessions.
 FAST_GROUP = {"session_timeout_ms": 1000, "heartbeat_interval_ms": 200, "commit_interval_ms": 50}
+# Scrub in a thread unless a test asks for processes: starting a pool costs seconds.
+THREAD = {"scrub_processes": 0}
 
 
 class Sleepy:
@@ -156,6 +158,7 @@ def settings_doc(
         "quarantine_topic": unique("quarantine"),
         "routes": routes,
         **FAST_GROUP,
+        **THREAD,
         **kafka,
     }
     doc: dict[str, Any] = {"kafka": section, "limits": limits or {}}

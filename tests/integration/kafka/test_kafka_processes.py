@@ -98,7 +98,8 @@ async def committed(bootstrap: str, group: str, topic: str) -> dict[int, int | N
 
 async def test_two_processes_share_the_partitions_through_a_rebalance(bootstrap: str, tmp_path: Path) -> None:
     raw, clean = unique("rb"), unique("rb-c")
-    doc = settings_doc(bootstrap, [{"in": raw, "out": clean}], level=7)
+    # Each process scrubs in a pool of two: batches finish out of order across a rebalance.
+    doc = settings_doc(bootstrap, [{"in": raw, "out": clean}], level=7, scrub_processes=2)
     await create_topics(bootstrap, [raw, clean, doc["kafka"]["quarantine_topic"]], PARTITIONS)
     n = 400
     await produce_range(bootstrap, raw, range(n))
