@@ -41,9 +41,10 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session, TL
 from scrubber.config import ConfigError, Settings, SmtpConfig
 from scrubber.engine import ScrubError
 from scrubber.formats import FormatError
-from scrubber.formats.mime import MimeOptions, MimeResult
+from scrubber.formats.mime import MimeOptions
 from scrubber.mailbox import Mailbox
 from scrubber.observability import (
+    FINDINGS,
     MESSAGE_BYTES,
     MESSAGES,
     QUARANTINED,
@@ -53,7 +54,6 @@ from scrubber.observability import (
     SMTP_REFUSED,
     SMTP_SESSIONS,
     SMTP_TLS_FAILURES,
-    record_findings,
 )
 from scrubber.smtp_auth import UsersFile, UsersFileError
 from scrubber.smtp_delivery import (
@@ -65,7 +65,7 @@ from scrubber.smtp_delivery import (
     UpstreamPool,
     null_sender,
 )
-from scrubber.smtp_pool import EngineSpec, ScrubPool
+from scrubber.smtp_pool import EngineSpec, Scrubbed, ScrubPool
 
 log = structlog.get_logger("scrubber.smtp")
 
@@ -488,7 +488,8 @@ class SmtpRelay:
                 await server.delivery.reset()
                 return await self._unscrubbable(envelope, mid, content, exc.reason)
             SCRUB_SECONDS.labels(TRANSPORT).observe(time.perf_counter() - started)
-            record_findings(result.as_scrub_result())
+            for entity, family, n in result.counts:  # as record_findings counts them
+                FINDINGS.labels(entity, family).inc(n)
             reply = await server.delivery.data(result.data)
             self._count(mid, _outcome(reply), reply, result=result, size=len(content))
             return reply.line()
@@ -541,7 +542,7 @@ class SmtpRelay:
         outcome: str,
         reply: Reply,
         *,
-        result: MimeResult | None = None,
+        result: Scrubbed | None = None,
         reason: str | None = None,
         size: int,
     ) -> None:
@@ -550,7 +551,7 @@ class SmtpRelay:
         if reason is not None:
             fields["reason"] = reason
         if result is not None:
-            fields["findings"] = len(result.findings) + len(result.observed)
+            fields["findings"] = result.findings
             fields["parts"] = result.parts
         log.info("smtp.message", **fields)
 

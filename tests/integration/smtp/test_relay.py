@@ -214,6 +214,18 @@ def test_malformed_mime_is_refused_with_its_reason(
     assert not received(smtp_sink, token)
 
 
+def test_findings_are_counted_by_entity_and_detector(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
+    """The worker sends counts back, not the findings: the metrics still count each finding."""
+    token = marker()
+    body = b"SSN 123-45-6789, again 123-45-6789; mail jane.roe@example.com\r\n"
+    entities = ("US_SSN", "EMAIL_ADDRESS")
+    before = {e: metric("scrubber_findings_total", entity=e, detector="pattern") for e in entities}
+    send(relay, tagged(b"Subject: count\r\n\r\n" + body, token))
+    assert find(smtp_sink, token)["X-Scrubber"] == "level=7; findings=EMAIL_ADDRESS:1,US_SSN:2"
+    after = {e: metric("scrubber_findings_total", entity=e, detector="pattern") for e in entities}
+    assert {e: after[e] - before[e] for e in entities} == {"US_SSN": 2, "EMAIL_ADDRESS": 1}
+
+
 def test_session_goes_on_after_a_refused_message(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
     token = marker()
     broken = (EML / "malformed" / "broken-base64.eml").read_bytes()
