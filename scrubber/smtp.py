@@ -71,6 +71,7 @@ log = structlog.get_logger("scrubber.smtp")
 
 ROUTE = "smtp"
 DRAIN_SECONDS = 10.0
+CLOSE_SECONDS = 1.0
 # The stream's buffer: DATA is read in blocks of up to this many bytes, and no line length is
 # refused (real mail, HTML from some clients, breaks RFC 5321's 1000).
 LINE_LIMIT = 65536
@@ -402,16 +403,27 @@ class SmtpRelay:
         deadline = time.monotonic() + DRAIN_SECONDS
         while self.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        # Every session's connection_lost must have run (it ends the session's upstream
+        # transaction) before that work is waited for; a TLS session slow to close is cut.
         for s in list(self.sessions):
             if s.transport is not None:
                 s.transport.close()
-        await asyncio.sleep(0)
+        await self._sessions_gone(CLOSE_SECONDS)
+        for s in list(self.sessions):
+            if isinstance(s.transport, asyncio.WriteTransport):
+                s.transport.abort()
+        await self._sessions_gone(CLOSE_SECONDS)
         if self._closing:
             await asyncio.wait(self._closing, timeout=DRAIN_SECONDS)
         if self.upstream is not None:
             await self.upstream.close()
         await self.pool.stop()
         log.info("smtp.stopped")
+
+    async def _sessions_gone(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while self.sessions and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
 
     def ready(self) -> bool:
         return self._server is not None and self._server.is_serving() and self.pool.ready()
