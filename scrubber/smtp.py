@@ -308,6 +308,7 @@ class SmtpRelay:
             options=options,
             regex_timeout=settings.limits.regex_timeout_ms / 1000,
             detectors=not passthrough,
+            wire=not cfg.mailbox_dir,
         )
         budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
         self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)
@@ -502,7 +503,7 @@ class SmtpRelay:
             SCRUB_SECONDS.labels(TRANSPORT).observe(time.perf_counter() - started)
             for entity, family, n in result.counts:  # as record_findings counts them
                 FINDINGS.labels(entity, family).inc(n)
-            reply = await server.delivery.data(result.data)
+            reply = await server.delivery.data(result.data, wire=result.wire)
             self._count(mid, _outcome(reply), reply, result=result, size=len(content))
             return reply.line()
         except Exception as exc:  # a bug of ours: the sender keeps the message and retries

@@ -61,7 +61,9 @@ class Delivery(Protocol):
 
     async def rcpt(self, recipient: str, options: list[str]) -> Reply: ...
 
-    async def data(self, content: bytes) -> Reply: ...
+    async def data(self, content: bytes, wire: bool = False) -> Reply:
+        """Deliver ``content``; ``wire``: it is already in :func:`wire_form`."""
+        ...
 
     async def reset(self) -> None: ...
 
@@ -272,14 +274,14 @@ class UpstreamDelivery:
             return _refusal(aiosmtplib.SMTPRecipientRefused(resp.code, resp.message, recipient))
         return Reply(resp.code, resp.message)
 
-    async def data(self, content: bytes) -> Reply:
+    async def data(self, content: bytes, wire: bool = False) -> Reply:
         if self.broken or self.client is None:
             return UPSTREAM_DOWN
         client = self.client
-        wire = wire_form(content)
+        ready = content if wire else wire_form(content)
         try:
-            if wire is None or client.protocol is None:
-                resp = await client.data(content)
+            if ready is None or client.protocol is None:
+                resp = await client.data(_unstuffed(content) if wire else content)
             else:
                 # aiosmtplib's data() runs two regular expressions over the message on the event
                 # loop (tenths of a second for 5 MB, every session waiting); the message is
@@ -287,7 +289,7 @@ class UpstreamDelivery:
                 resp = await client.execute_command(b"DATA")
                 if resp.code != 354:
                     return await self._refused(aiosmtplib.SMTPDataError(resp.code, resp.message))
-                client.protocol.write(wire)
+                client.protocol.write(ready)
                 client.protocol.write(b".\r\n")
                 resp = await client.protocol.read_response(timeout=self.cfg.timeout)
                 if resp.code != 250:
@@ -372,6 +374,13 @@ def wire_form(message: bytes) -> bytes | None:
     return message
 
 
+def _unstuffed(wire: bytes) -> bytes:
+    """The message of a :func:`wire_form` (its CRLF line ends are kept)."""
+    if wire.startswith(b".."):
+        wire = wire[1:]
+    return wire.replace(b"\r\n..", b"\r\n.")
+
+
 def _upstream_options(client: aiosmtplib.SMTP, options: list[str]) -> tuple[list[str], Reply | None]:
     """The client's MAIL parameters that the upstream understands; SMTPUTF8 it must understand."""
     out: list[str] = []
@@ -436,7 +445,9 @@ class MailboxDelivery:
         self.recipients.append(recipient)
         return Reply(250, "2.1.5 OK")
 
-    async def data(self, content: bytes) -> Reply:
+    async def data(self, content: bytes, wire: bool = False) -> Reply:
+        if wire:
+            content = _unstuffed(content)
         headers = [("Return-Path", f"<{self.sender}>"), ("Envelope-To", ", ".join(self.recipients))]
         try:
             await asyncio.to_thread(self.mailbox.deliver, content, headers)

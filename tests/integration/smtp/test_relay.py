@@ -15,6 +15,7 @@ from aiosmtpd.smtp import SMTP
 from smtp_helpers import EML, RelayRunner, find, marker, messages, metric, received, tagged
 
 from scrubber.smtp import plain_path
+from scrubber.smtp_delivery import _unstuffed, wire_form
 from tests.conftest import SmtpSink
 
 GENERATED = sorted((EML / "generated").glob("*.eml"))
@@ -108,6 +109,22 @@ def test_lines_starting_with_a_dot_arrive_intact(
         find(smtp_sink, token).get_content().replace("\r\n", "\n").strip()
         == body.replace("\r\n", "\n").strip()
     )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [b"", b"a\r\n", b".\r\n", b"..x\r\n.\r\n.y\r\nend.", b"no dots\r\nhere\r\n", b"bare\nlf\r\n"],
+)
+def test_wire_form_round_trip(message: bytes) -> None:
+    """What the worker makes for DATA (dot-stuffed, CRLF at the end) reads back as the message."""
+    wire = wire_form(message)
+    if b"\n" in message.replace(b"\r\n", b""):
+        assert wire is None  # not all CRLF: aiosmtplib's own DATA path normalises it
+        return
+    assert wire is not None
+    assert wire == b"" or wire.endswith(b"\r\n")
+    assert b"\r\n.\r\n" not in b"\r\n" + wire  # no line of it would end the data early
+    assert _unstuffed(wire) == (message if not message or message.endswith(b"\r\n") else message + b"\r\n")
 
 
 def test_large_message_goes_through_the_bulk_worker(relay: RelayRunner, smtp_sink: SmtpSink) -> None:
