@@ -94,21 +94,9 @@ class Scrubber:
         self._check(text)
         deadline = self._deadline(1)
         found: list[Finding] = []
-        det: Detector | None = None
-        try:
-            for det, takes_deadline in self._plan:
-                if deadline is not None:
-                    _check_deadline(deadline, det)
-                    if takes_deadline:
-                        found.extend(det.detect(text, deadline))  # type: ignore[call-arg]
-                        continue
-                found.extend(det.detect(text))
-        except ScrubError:
-            raise
-        except Exception as exc:
-            raise _failure(det, exc) from exc
-        finally:
-            validators.forget()
+        with _Guard() as guard:
+            for guard.det, takes_deadline in self._plan:
+                found.extend(_run(guard.det, takes_deadline, text, deadline))
         return self._finish(text, found)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
@@ -117,22 +105,16 @@ class Scrubber:
             self._check(t)
         deadline = self._deadline(len(texts))
         per_text: list[list[Finding]] = [[] for _ in texts]
-        det: Detector | None = None
-        try:
-            for det, batch in zip(self.detectors, self._batch, strict=True):
+        with _Guard() as guard:
+            for (guard.det, takes_deadline), batch in zip(self._plan, self._batch, strict=True):
                 if batch:
-                    _check_deadline(deadline, det)
-                    for acc, found in zip(per_text, det.detect_many(texts), strict=True):  # type: ignore[attr-defined]
+                    _check_deadline(deadline, guard.det)
+                    batched = guard.det.detect_many(texts)  # type: ignore[attr-defined]
+                    for acc, found in zip(per_text, batched, strict=True):
                         acc.extend(found)
                 else:
                     for acc, t in zip(per_text, texts, strict=True):
-                        acc.extend(self._run(det, t, deadline))
-        except ScrubError:
-            raise
-        except Exception as exc:
-            raise _failure(det, exc) from exc
-        finally:
-            validators.forget()
+                        acc.extend(_run(guard.det, takes_deadline, t, deadline))
         return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
 
     def detect(self, text: str) -> list[Finding]:
@@ -151,13 +133,6 @@ class Scrubber:
         if self.time_budget is None:
             return None
         return time.monotonic() + self.time_budget * messages
-
-    @staticmethod
-    def _run(det: Detector, text: str, deadline: float | None = None) -> list[Finding]:
-        _check_deadline(deadline, det)
-        if isinstance(det, PatternDetector):
-            return det.detect(text, deadline)
-        return list(det.detect(text))
 
     def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
         if not found:
@@ -195,6 +170,32 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
+
+
+def _run(det: Detector, takes_deadline: bool, text: str, deadline: float | None) -> Iterable[Finding]:
+    _check_deadline(deadline, det)
+    if takes_deadline and deadline is not None:
+        return det.detect(text, deadline)  # type: ignore[call-arg]
+    return det.detect(text)
+
+
+class _Guard:
+    """Around one engine call: a detector's failure holds the message back as a ScrubError
+    (naming ``det``, the detector that was running), and what validators remembered of the
+    message's values is dropped however the call ends."""
+
+    __slots__ = ("det",)
+
+    def __init__(self) -> None:
+        self.det: Detector | None = None
+
+    def __enter__(self) -> _Guard:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        validators.forget()
+        if isinstance(exc, Exception) and not isinstance(exc, ScrubError):
+            raise _failure(self.det, exc) from exc
 
 
 def _failure(det: Detector | None, exc: Exception) -> ScrubError:
