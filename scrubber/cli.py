@@ -169,7 +169,7 @@ def run_embedded(level: int, *, demo: bool) -> int:
                 stop.set()
                 await task
 
-        asyncio.run(main())
+        service.run_loop(main(), settings.event_loop)
     except (RuntimeError, OSError) as exc:
         sys.stderr.write(f"scrubber: {exc}\n")
         return 1

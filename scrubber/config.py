@@ -10,6 +10,7 @@ List items are addressed by index: ``SCRUBBER_KAFKA__ROUTES__0__LEVEL=3``.
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 from collections.abc import Mapping
@@ -201,6 +202,7 @@ class Settings:
     kafka: KafkaConfig | None = None
     smtp: SmtpConfig | None = None
     workers: int = 1
+    event_loop: str = "auto"  # auto: uvloop when it is installed; uvloop; asyncio
 
 
 # --------------------------------------------------------------------------- parsing
@@ -523,6 +525,9 @@ def parse(data: Any) -> Settings:
     smtp = _smtp(r.data["smtp"]) if r.data.get("smtp") is not None else None
     r.used |= {"kafka", "smtp"}
     workers = r.number("workers", 1, 1, 64)
+    event_loop = r.choice("event_loop", ("auto", "uvloop", "asyncio"), "auto")
+    if event_loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        raise ConfigError("event_loop: uvloop is not installed (pip install uvloop), or use auto/asyncio")
     r.done()
     # Resolve the key now so a missing variable fails at start, not on the first message.
     policy.policy()
@@ -534,6 +539,7 @@ def parse(data: Any) -> Settings:
         kafka=kafka,
         smtp=smtp,
         workers=workers,
+        event_loop=event_loop,
     )
 
 

@@ -15,8 +15,8 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 import structlog
 
@@ -29,6 +29,8 @@ from scrubber.observability import COMPONENT_READY
 from scrubber.rulefile import RuleError
 
 READY_POLL_SECONDS = 1.0
+
+T = TypeVar("T")
 
 log = get_logger("scrubber.service")
 
@@ -151,7 +153,13 @@ async def serve(
     for sig in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    log.info("starting", version=__version__, pid=os.getpid(), config=summary(settings))
+    log.info(
+        "starting",
+        version=__version__,
+        pid=os.getpid(),
+        event_loop=type(loop).__module__.split(".", 1)[0],
+        config=summary(settings),
+    )
     components = list(build_components(settings) if components is None else components)
     health = Health(components)
     server: AdminServer | None = None
@@ -195,6 +203,29 @@ async def serve(
         log.info("stopped")
 
 
+def loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop for ``event_loop`` (``auto``, ``uvloop``, ``asyncio``); None: asyncio's own.
+
+    uvloop runs the same asyncio code with its sockets, timers and protocol callbacks in C; the
+    relay and the Kafka proxy spend less CPU per message on it. ``auto`` takes it when installed.
+    """
+    if choice == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "uvloop":
+            raise ConfigError("event_loop: uvloop is not installed") from None
+        return None
+    return uvloop.new_event_loop
+
+
+def run_loop(main: Coroutine[Any, Any, T], choice: str = "auto") -> T:
+    """``asyncio.run(main)`` on the event loop ``choice`` names."""
+    with asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
+        return runner.run(main)
+
+
 def run(settings: Settings, workers: int | None = None) -> int:
     """``scrubber run``: configure logging, then serve in this process or under a supervisor.
 
@@ -207,8 +238,8 @@ def run(settings: Settings, workers: int | None = None) -> int:
         if n > 1:
             from scrubber.supervisor import Supervisor
 
-            return asyncio.run(Supervisor(settings, n).run())
-        asyncio.run(serve(settings))
+            return run_loop(Supervisor(settings, n).run(), settings.event_loop)
+        run_loop(serve(settings), settings.event_loop)
     except (ConfigError, RuleError) as exc:
         log.error("cannot start", error=str(exc))
         return 2

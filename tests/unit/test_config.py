@@ -38,6 +38,7 @@ ROUTES = {"routes": [{"in": "a.raw", "out": "a.clean"}]}
         ({"entities": {"SSN": {"mask": "always"}}}, "entities.SSN: unknown entity"),
         ({"entities": {"US_SSN": {"operator": "blur"}}}, "entities.US_SSN.operator: expected one of"),
         ({"operator": "hash"}, "hash operator needs an HMAC key"),
+        ({"event_loop": "fast"}, "event_loop: expected one of"),
     ],
 )
 def test_invalid_configs_name_the_key_and_the_reason(data: dict[str, object], message: str) -> None:
@@ -48,6 +49,7 @@ def test_invalid_configs_name_the_key_and_the_reason(data: dict[str, object], me
 
 def test_defaults_are_loopback_and_full_dial() -> None:
     s = config.parse({})
+    assert s.event_loop == "auto"
     assert s.policy.level == 7
     assert s.admin.listen.startswith("127.0.0.1:")
     assert s.kafka is None and s.smtp is None

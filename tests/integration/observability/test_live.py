@@ -100,6 +100,15 @@ def test_promtool_accepts_a_live_scrape(live: Live) -> None:
         assert re.search(rf"^{name}{{", text, re.M), name
 
 
+def test_the_service_runs_on_uvloop_by_default_and_says_so(live: Live) -> None:
+    # Both transports served the traffic of the test above on it; the start-up line says which loop.
+    live.send_mail("write to jane.roe@example.org")
+    counted = live.scrubber.reader("scrubber_messages_total", transport="smtp")
+    wait_until(lambda: counted() >= 1, 60, "smtp message counted")
+    starting = [r for r in live.scrubber.log_records() if r["event"] == "starting"]
+    assert [r["event_loop"] for r in starting] == ["uvloop"]
+
+
 def test_prometheus_scrapes_a_counter_that_moves_and_every_dashboard_query_runs(live: Live) -> None:
     with tempfile.TemporaryDirectory(prefix="obs-prom-") as tmp:
         prom = Prometheus(Path(tmp), [f"127.0.0.1:{live.scrubber.admin_port}"])
