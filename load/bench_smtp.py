@@ -99,10 +99,11 @@ import asyncio, json, signal, sys
 from scrubber import config, logs
 from scrubber.smtp import SmtpRelay
 
+settings = config.parse(json.loads(sys.argv[1]))
+
 async def main():
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    settings = config.parse(json.loads(sys.argv[1]))
     logs.configure("json", settings.logging.level)
     relay = SmtpRelay(settings, passthrough=sys.argv[2] == "1")
     await relay.start()
@@ -110,7 +111,12 @@ async def main():
     await stop.wait()
     await relay.stop()
 
-asyncio.run(main())
+try:
+    from scrubber.service import run_loop
+except ImportError:  # a tree from before the event_loop setting: asyncio's loop
+    asyncio.run(main())
+else:
+    run_loop(main(), settings.event_loop)
 """
 
 
