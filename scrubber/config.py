@@ -140,7 +140,11 @@ class KafkaConfig:
     commit_interval_ms: int = 200
     drain_timeout: float = 30.0
     retry_backoff_max: float = 10.0
-    scrub_processes: int = 0  # 0: scrub in one thread of this process; N: a pool of N processes
+    # 0: scrub in one thread of this process; N: N worker processes. Default: 2, or 1 where this
+    # process may run on one CPU only (sched_getaffinity sees cpusets; a CFS quota it does not).
+    scrub_processes: int = min(
+        2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
     # Missing output/quarantine topics: False waits for them (not ready, nothing consumed);
     # True asks the broker to create them with its defaults, where its settings allow that.
     auto_create_topics: bool = False

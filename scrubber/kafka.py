@@ -12,11 +12,13 @@ Keys and headers are carried over as they are, unless a route scrubs them (``scr
 ``scrub_headers``: all or the named headers' values, as text); a scrubbed key or header value
 that is not UTF-8 holds the record back (``invalid_key``, ``invalid_header``).
 
-Scrubbing is CPU work: batches run off the event loop (a thread, or a process pool) in slices
-of at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing.
-Fetch, scrub and produce overlap: while batches are scrubbed, the next ones are fetched and the
-earlier ones' sends are in flight; with a process pool, batches of one partition may be
-scrubbed side by side, and are still sent in offset order.
+Scrubbing is CPU work: batches run off the event loop (a thread, or ``scrub_processes`` worker
+processes, see :mod:`scrubber.kafka_pool`) in slices of at most ``limits.time_budget_ms`` so
+that heartbeats, acks and rebalances keep flowing. Fetch, scrub and produce overlap: while
+batches are scrubbed, the next ones are fetched and the earlier ones' sends are in flight; with
+worker processes, batches of one partition may be scrubbed side by side, and are still sent in
+offset order. A worker process that dies is replaced; its slice is scrubbed again, and a record
+that takes a worker down on its own is quarantined (``worker_crashed``).
 Any broker failure tears the session down and starts a new one with backoff; the new session
 resumes from the committed offsets, so nothing is skipped (records after the last commit may
 be produced twice).
@@ -29,14 +31,12 @@ import concurrent.futures
 import contextlib
 import functools
 import json
-import multiprocessing
 import os
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
@@ -60,6 +60,9 @@ from scrubber.observability import (
     SCRUB_SECONDS,
     UPSTREAM_ERRORS,
 )
+
+if TYPE_CHECKING:
+    from scrubber.kafka_pool import ScrubProcesses
 
 TRANSPORT = "kafka"
 H_FINDINGS = "scrubber-findings"
@@ -265,30 +268,6 @@ def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) ->
             by_level[level] = make_scrubber(settings.policy.policy(level), settings.limits)
         out.append(RouteScrubber(route, by_level[level], max_bytes))
     return out
-
-
-# A process-pool worker holds its own copy of the route scrubbers, built once by the initializer.
-_CHILD_ROUTES: list[RouteScrubber] = []
-
-
-def _child_init(settings: Settings, make_scrubber: ScrubberFactory) -> None:
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    _CHILD_ROUTES[:] = build_route_scrubbers(settings, make_scrubber)
-
-
-def _exit_with_parent(parent: int) -> None:
-    # A pool worker waits for work forever; if the proxy was killed (kill -9), nobody tells it.
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(0)
-
-
-def _child_run(index: int, items: Items, budget: float, headers: Sequence[Headers] | None) -> list[Outcome]:
-    return _CHILD_ROUTES[index].run(items, budget, headers)
-
-
-def _child_ready() -> int:
-    return len(_CHILD_ROUTES)
 
 
 # --------------------------------------------------------------------------- client settings
@@ -815,8 +794,10 @@ class KafkaProxy:
         self.make_scrubber = make_scrubber
         self.security = client_security(self.kafka.security)
         self.transactional_id = f"{self.kafka.group_id}.{self.kafka.client_id}.{os.getpid()}"
-        self._executor: concurrent.futures.Executor | None = None
+        # Scrubbing runs in one thread (scrub_processes 0) or in worker processes.
+        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._local: list[RouteScrubber] = []
+        self._processes: ScrubProcesses | None = None
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._session: _Session | None = None
@@ -847,19 +828,15 @@ class KafkaProxy:
         loop = asyncio.get_running_loop()
         n = self.kafka.scrub_processes
         if n == 0:
-            self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="scrub")
+            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="scrub")
             self._local = await loop.run_in_executor(
-                self._executor, build_route_scrubbers, self.settings, self.make_scrubber
+                self._thread, build_route_scrubbers, self.settings, self.make_scrubber
             )
         else:
-            self._executor = concurrent.futures.ProcessPoolExecutor(
-                n,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_child_init,
-                initargs=(self.settings, self.make_scrubber),
-            )
-            # Start every worker now so that a bad policy fails here, not on the first record.
-            await asyncio.gather(*(loop.run_in_executor(self._executor, _child_ready) for _ in range(n)))
+            from scrubber.kafka_pool import ScrubProcesses
+
+            self._processes = ScrubProcesses(self.settings, self.make_scrubber, n)
+            await self._processes.start()
         self._stopping.clear()
         self._task = asyncio.create_task(self._supervise(), name="kafka-proxy")
         log.info("kafka_proxy_started", routes=len(self.routes), scrub_processes=n)
@@ -872,16 +849,20 @@ class KafkaProxy:
             except TimeoutError:
                 log.warning("kafka_stop_timed_out")
                 self._task.cancel()
-        if self._executor is not None:
-            # Wait (off the loop) for the slice in progress, so that no worker process outlives us.
-            await asyncio.to_thread(self._executor.shutdown, True, cancel_futures=True)
-            self._executor = None
+        if self._thread is not None:
+            # Wait (off the loop) for the slice in progress.
+            await asyncio.to_thread(self._thread.shutdown, True, cancel_futures=True)
+            self._thread = None
+        if self._processes is not None:
+            await self._processes.stop()
+            self._processes = None
         log.info("kafka_proxy_stopped")
 
     def ready(self) -> bool:
         s = self._session
         return (
             s is not None
+            and (self._processes is None or self._processes.ready())
             and s.healthy
             and not s.missing
             and s.failure is None
@@ -892,7 +873,6 @@ class KafkaProxy:
     async def transform(self, index: int, records: Sequence[Any], abort: Callable[[], bool]) -> list[Outcome]:
         """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time;
         the outcomes of a prefix if ``abort()`` turns true between slices."""
-        assert self._executor is not None
         loop = asyncio.get_running_loop()
         items = [(r.value, r.key) for r in records]
         # Headers cross to a scrub process only when the route scrubs them.
@@ -901,11 +881,11 @@ class KafkaProxy:
         while len(out) < len(items) and not abort():
             rest = items[len(out) :]
             heads = None if headers is None else headers[len(out) :]
-            if self._local:
-                call = functools.partial(self._local[index].run, rest, self.budget, heads)
+            if self._processes is not None:
+                out.extend(await self._processes.run(index, rest, self.budget, heads))
             else:
-                call = functools.partial(_child_run, index, rest, self.budget, heads)
-            out.extend(await loop.run_in_executor(self._executor, call))
+                call = functools.partial(self._local[index].run, rest, self.budget, heads)
+                out.extend(await loop.run_in_executor(self._thread, call))
         return out
 
     async def _supervise(self) -> None:

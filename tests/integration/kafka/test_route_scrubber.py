@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import ssl
+import subprocess
+import sys
 
 import pytest
 
@@ -167,16 +170,27 @@ def test_kafka_settings_are_checked_at_load(section: dict[str, object], message:
         config.parse(kafka_doc(**section))
 
 
+def test_scrub_processes_default_to_two_but_never_more_than_the_cpus_allowed() -> None:
+    probe = "from scrubber.config import KafkaConfig; print(KafkaConfig.scrub_processes)"
+
+    def default(cpus: set[int]) -> int:
+        code = f"import os; os.sched_setaffinity(0, {cpus!r}); {probe}"
+        return int(subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout)
+
+    assert default({min(os.sched_getaffinity(0))}) == 1
+    if len(os.sched_getaffinity(0)) >= 2:
+        two = set(sorted(os.sched_getaffinity(0))[:2])
+        assert default(two) == 2
+        assert default(os.sched_getaffinity(0)) == 2
+
+
 def test_kafka_settings_and_their_environment_overrides() -> None:
     doc = kafka_doc(session_timeout_ms=6000)
     s = config.parse(config.apply_env(doc, {"SCRUBBER_KAFKA__HEARTBEAT_INTERVAL_MS": "500"}))
     assert s.kafka is not None
     assert (s.kafka.session_timeout_ms, s.kafka.heartbeat_interval_ms) == (6000, 500)
-    assert (s.kafka.auto_offset_reset, s.kafka.exactly_once, s.kafka.scrub_processes) == (
-        "earliest",
-        False,
-        0,
-    )
+    assert (s.kafka.auto_offset_reset, s.kafka.exactly_once) == ("earliest", False)
+    assert s.kafka.scrub_processes == min(2, len(os.sched_getaffinity(0)))
     assert s.kafka.auto_create_topics is False
     s = config.parse(config.apply_env(doc, {"SCRUBBER_KAFKA__AUTO_CREATE_TOPICS": "true"}))
     assert s.kafka is not None and s.kafka.auto_create_topics is True
