@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import signal
 import subprocess
@@ -52,6 +53,39 @@ def sleepy_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
     (A module-level function, so that a scrub process can unpickle it.)"""
     engine = engine_scrubber(policy, limits)
     return Scrubber(policy, detectors=[Sleepy(), *engine.detectors])
+
+
+class Crasher:
+    """A detector that ends the scrub process it runs in when a record says "crash now"
+    (and nowhere else: in a test's own process it finds nothing)."""
+
+    name = "crasher"
+    entities = frozenset({"EMAIL_ADDRESS"})
+
+    def detect(self, text: str) -> list[Finding]:
+        main = getattr(sys.modules["__main__"], "__spec__", None)
+        if "crash now" in text and main is not None and main.name == "scrubber.kafka_pool":
+            os._exit(70)
+        return []
+
+
+def crashing_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
+    """The real engine plus :class:`Sleepy` and :class:`Crasher`."""
+    engine = engine_scrubber(policy, limits)
+    return Scrubber(policy, detectors=[Crasher(), Sleepy(), *engine.detectors])
+
+
+def scrub_process_pids() -> list[int]:
+    """This process's Kafka scrub workers (``python -m scrubber.kafka_pool`` children)."""
+    me = str(os.getpid())
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+            if fields[1] == me and b"scrubber.kafka_pool" in cmdline and fields[0] != "Z":
+                out.append(int(stat.parent.name))
+    return sorted(out)
 
 
 def unique(prefix: str) -> str:
