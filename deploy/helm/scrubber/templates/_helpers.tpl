@@ -84,6 +84,7 @@ Call with (dict "root" $ "mode" "kafka"|"smtp").
 {{- $_ := set $k "group_id" $v.kafka.groupId -}}
 {{- $_ := set $k "quarantine_topic" $v.kafka.quarantineTopic -}}
 {{- $_ := set $k "routes" $v.kafka.routes -}}
+{{- if not (hasKey $k "scrub_processes") }}{{ $_ := set $k "scrub_processes" (int $v.kafka.scrubProcesses) }}{{ end -}}
 {{- if $v.kafka.sasl.enabled -}}
 {{- $sec := deepCopy (default (dict) $k.security) -}}
 {{- $_ := set $sec "security_protocol" $v.kafka.sasl.securityProtocol -}}
