@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import regex
 
@@ -25,6 +25,7 @@ TYPO_MIN_LETTERS = 5
 # How many distinct matched spellings a CueIndex remembers (bounded: input is untrusted).
 SEEN_MAX = 4096
 _SEP = " "
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 def load_cues(path: Path) -> dict[str, tuple[str, ...]]:
@@ -64,25 +65,42 @@ def compile_cues(words: Iterable[str], *, typos: bool = False) -> regex.Pattern[
 
 
 # --------------------------------------------------------------------------- one scan, all lists
-@dataclass(frozen=True, slots=True)
-class CueHit:
-    """A cue word at ``[start, end)`` of the text, and the lists it belongs to."""
+class CueHit(NamedTuple):
+    """A cue word at ``[start, end)`` of the text, and the lists it belongs to.
+
+    A named tuple, not a dataclass: the scan makes one per cue found, on every message, and a
+    tuple is built in C (a frozen dataclass's ``__init__`` sets each field through Python).
+    """
 
     start: int
     end: int
     lists: frozenset[str]
 
 
+_EMPTY: frozenset[str] = frozenset()
+
+
 class CueHits:
     """The cues of one text, in order; answers "which cue of these lists is near here"."""
 
-    __slots__ = ("_ends", "_hits", "lists")
+    __slots__ = ("_ends", "_hits", "_lists")
 
-    def __init__(self, hits: Sequence[CueHit]) -> None:
-        self._hits = tuple(hits)
-        self._ends = [h.end for h in self._hits]
-        # Every list with a cue in the text: a rule that requires one of none of them is skipped.
-        self.lists: frozenset[str] = frozenset().union(*(h.lists for h in self._hits))
+    def __init__(self, hits: Iterable[CueHit]) -> None:
+        # Kept as given when it is a list (the scan's own, never changed after); what is
+        # derived from it is worked out on the first question that needs it.
+        self._hits: list[CueHit] = hits if type(hits) is list else list(hits)
+        self._ends: list[int] | None = None
+        self._lists: frozenset[str] | None = None
+
+    @property
+    def lists(self) -> frozenset[str]:
+        """Every list with a cue in the text: a rule that requires one of none of them is skipped."""
+        lists = self._lists
+        if lists is None:
+            hits = self._hits
+            lists = hits[0][2] if len(hits) == 1 else _EMPTY.union(*[h[2] for h in hits])
+            self._lists = lists
+        return lists
 
     def __bool__(self) -> bool:
         return bool(self._hits)
@@ -93,9 +111,15 @@ class CueHits:
     def of(self, lists: frozenset[str]) -> Iterator[CueHit]:
         return (h for h in self._hits if h.lists & lists)
 
+    def _ends_of(self) -> list[int]:
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = [h[1] for h in self._hits]
+        return ends
+
     def last_before(self, lists: frozenset[str], lo: int, hi: int) -> int:
         """End of the last cue of ``lists`` that ends in ``[lo, hi]``, or -1."""
-        i = bisect.bisect_right(self._ends, hi) - 1
+        i = bisect.bisect_right(self._ends_of(), hi) - 1
         while i >= 0:
             h = self._hits[i]
             if h.end < lo:
@@ -107,7 +131,7 @@ class CueHits:
 
     def first_after(self, lists: frozenset[str], lo: int, hi: int) -> int:
         """Start of the first cue of ``lists`` that starts in ``[lo, hi]``, or -1."""
-        i = bisect.bisect_left(self._ends, lo + 1)
+        i = bisect.bisect_left(self._ends_of(), lo + 1)
         while i < len(self._hits):
             h = self._hits[i]
             if h.start > hi:
@@ -173,7 +197,7 @@ def _parts(word: str) -> Iterator[tuple[int, str]]:
         start += len(piece) + 1
 
 
-def _trie_pattern(variants: Iterable[str]) -> str:
+def _trie_pattern(variants: Iterable[str], *, possessive: bool = False) -> str:
     trie: dict[tuple[str, int], dict] = {}  # type: ignore[type-arg]
     end = ("", 0)
     for v in variants:
@@ -190,7 +214,16 @@ def _trie_pattern(variants: Iterable[str]) -> str:
             # A run may be typed up to two letters longer; a separator is 1-3 characters. Spelling
             # the run out (not "c{1,3}") lets the engine dispatch on the first character.
             lit = re.escape(ch)
-            piece = r"[\s_-]{1,3}" if ch == _SEP else lit * n + f"{lit}?{lit}?"
+            if ch == _SEP:
+                piece = r"[\s_-]{1,3}"
+            elif possessive and ch in _LETTERS:
+                # What follows a run of a letter never starts with that letter (the next run
+                # is another character, and a word's end must not be followed by a letter), so
+                # giving back a letter of the run can never let a match succeed: the extra
+                # letters are taken for good, and the engine keeps no state to backtrack into.
+                piece = lit * n + lit + "{0,2}+"
+            else:
+                piece = lit * n + f"{lit}?{lit}?"
             alts.append(piece + emit(child))
         if not alts:
             return ""
@@ -198,6 +231,19 @@ def _trie_pattern(variants: Iterable[str]) -> str:
         return f"(?:{body})?" if end in node else body
 
     return emit(trie)
+
+
+def _compile(variants: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The scan's pattern for lower-cased text, and the one that ignores case (see ``scan``)."""
+    if not variants:
+        never = re.compile(r"(?!)")
+        return never, never
+    fast = _trie_pattern(variants, possessive=True)
+    body = _trie_pattern(variants)
+    return (
+        re.compile(rf"(?<![a-z0-9])(?:{fast})(?![a-z])"),
+        re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])", re.IGNORECASE),
+    )
 
 
 class CueIndex:
@@ -229,9 +275,32 @@ class CueIndex:
         # Matched spellings already looked up; a message repeats the same few.
         self._seen: dict[str, frozenset[str]] = {}
         self.lists = frozenset(lists)
-        body = _trie_pattern(variants) if variants else r"(?!)"
-        self._pattern = re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])")
-        self._folding = re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])", re.IGNORECASE)
+        self._variants = frozenset(variants)
+        self._pattern, self._folding = _compile(self._variants)
+        # Patterns of the variants of some lists only, for ``may_find`` (built when first asked).
+        self._narrow: dict[frozenset[str], tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+    def may_find(self, text: str, lists: frozenset[str]) -> bool:
+        """Whether ``scan(text)`` may find a cue of ``lists``; False proves it finds none.
+
+        One search in C with a smaller pattern, before the scan of a text that usually has no
+        such cue. The pattern holds every spelling whose owners include one of ``lists``. Were
+        the scan to find a cue of ``lists`` at ``[s, e)``, that text is such a spelling (with
+        runs typed longer), so this pattern can match at ``s`` too, behind the same look-behind
+        and before the same look-ahead; its search, going left to right, then stops at ``s``
+        or before. (The converse does not hold: the scan may read a longer cue of another list
+        there.)
+        """
+        narrow = self._narrow.get(lists)
+        if narrow is None:
+            owners = self._owners
+            narrow = _compile(frozenset(v for v in self._variants if owners[_key(v)] & lists))
+            if len(self._narrow) < 64:
+                self._narrow[lists] = narrow
+        lower = text.lower()
+        if len(lower) == len(text):
+            return narrow[0].search(lower) is not None
+        return narrow[1].search(text) is not None
 
     def scan(self, text: str) -> CueHits:
         """The cues in ``text``."""
@@ -240,21 +309,26 @@ class CueIndex:
         # ("İ"); then the offsets would drift, so fall back to matching without regard to case.
         same = len(lower) == len(text)
         matches = self._pattern.finditer(lower) if same else self._folding.finditer(text)
-        hits = []
+        hits: list[CueHit] = []
         seen = self._seen
         for m in matches:
             word = m.group()
             lists = seen.get(word)
             if lists is None:
-                lists = self._owners.get(_key(word), frozenset())
+                lists = self._owners.get(_key(word), _EMPTY)
                 if len(seen) < SEEN_MAX:
                     seen[word] = lists
             if lists:
-                hits.append(CueHit(m.start(), m.end(), lists))
+                hits.append(_new_hit(CueHit, (*m.span(), lists)))
         if not hits:
             return NO_HITS
         if "[" in text or "<" in text:
             # A label that scrubbing wrote ("[PHONE_NUMBER]") names no value after it.
             spans = placeholders(text)
-            hits = [h for h in hits if not any(s <= h.start and h.end <= e for s, e in spans)]
+            if spans:
+                hits = [h for h in hits if not any(s <= h[0] and h[1] <= e for s, e in spans)]
         return CueHits(hits)
+
+
+# Builds a CueHit from a tuple in C, without the Python-level ``__new__`` of a named tuple.
+_new_hit = tuple.__new__
