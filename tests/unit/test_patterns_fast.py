@@ -1,0 +1,118 @@
+"""Fast paths of the pattern detector: each must find exactly what the plain path finds."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+import regex
+
+from load import streams
+from scrubber.detectors import patterns
+from scrubber.detectors.cues import load_cues
+from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.registry import build_detectors
+from scrubber.dial import ENTITIES
+from scrubber.rulefile import grammar_dir
+
+DETECTOR = next(d for d in build_detectors(frozenset(ENTITIES)) if isinstance(d, PatternDetector))
+RULES = {r.name: r for r in DETECTOR.rules}
+TWINNED = sorted(name for name, r in RULES.items() if r.linear is not None)
+
+# Characters the patterns care about, over-represented so that near-misses are common.
+ALPHABET = "0123456789" * 4 + "  \t--..//()++,::__" + "AZSWKEXTNaexztnosi" + "SW1A 1AA K1A0B1" + "@#x\n"
+TRICKY = [
+    "call (415) 555-0142 ext. 12 or +44 20 7946 0958x9",
+    "1 2 3 4 5 6 7 8 9 0 1 2" + " " * 300 + "x 12",
+    "415-555-0142-" + "5" * 40,
+    "Austin, TX 78701-1234 and austin,tx  78701 and CA\t94110-",
+    "SW1A 1AA, K1A 0B1, k1a-0b1, EC1A1BB, W1 1AA1",
+    "10.0.0.1.2 192.168.1.300 8.8.8.8: 1.2.3.4-5 fe80::1 2001:db8:0:0:0:0:0:1",
+    "4111 1111 1111 1111 4111-1111-1111-1111. 4111  1111  1111  1111/",
+    "DE89 3704 0044 0532 0130 00 de89370400440532013000 GB82 WEST 1234 5698 7654 32",
+    "123-45-6789 123 45 6789 123.45.6789 123 45.6789 12345-6789",
+    "ship to 94110-1234. or 02134-0001, not 12345-67890 nor 1234-5678",
+    "Boston, MA 02134-0001; reno,nv 89501",
+]
+
+
+def _spans(
+    pattern: regex.Pattern[str] | re.Pattern[str], text: str, pos: int, end: int
+) -> list[tuple[int, ...]]:
+    if isinstance(pattern, re.Pattern):
+        found = pattern.finditer(text, pos, end)
+    else:
+        found = pattern.finditer(text, pos, end, timeout=5)
+    group = "v" if "v" in pattern.groupindex else 0
+    return [(*m.span(), *m.span(group)) for m in found]
+
+
+def _fuzz(seed: int, count: int) -> list[str]:
+    rnd = random.Random(seed)
+    return ["".join(rnd.choice(ALPHABET) for _ in range(rnd.randint(1, 48))) for _ in range(count)]
+
+
+def test_every_pinned_rule_has_its_twin() -> None:
+    # A rule in _LINEAR whose regex changed loses its twin; this says it must be checked again.
+    assert set(TWINNED) == set(patterns._LINEAR)
+
+
+@pytest.mark.parametrize("name", TWINNED)
+def test_twin_matches_like_the_pattern(name: str) -> None:
+    rule = RULES[name]
+    assert rule.linear is not None
+    texts = TRICKY + _fuzz(hash(name) & 0xFFFF, 1500) + streams.chat_lines(300, seed=3)
+    texts += streams.log_lines(300, seed=4)
+    for text in texts:
+        assert _spans(rule.linear, text, 0, len(text)) == _spans(rule.pattern, text, 0, len(text)), text
+        # Stretches: look-behind sees before ``pos``, look-ahead not past ``endpos``.
+        lo, hi = len(text) // 3, 2 * len(text) // 3 + 1
+        assert _spans(rule.linear, text, lo, hi) == _spans(rule.pattern, text, lo, hi), text
+
+
+def test_twin_is_not_used_for_a_changed_pattern(tmp_path: Path) -> None:
+    cues = load_cues(grammar_dir() / "cues.yaml")
+    kept = RULES["us_zip4"].pattern.pattern.replace("'", "''")
+    (tmp_path / "patterns.yaml").write_text(
+        "patterns:\n"
+        f"  - {{name: us_zip4, entity: ZIP_CODE, regex: '{kept}', score: 0.6}}\n"
+        "  - {name: postcode, entity: ZIP_CODE, regex: '(?<v>[A-Z]\\d[A-Z] ?\\d[A-Z]\\d)', score: 0.6}\n"
+    )
+    same, changed = load_patterns(tmp_path / "patterns.yaml", cues)
+    assert same.linear is not None
+    assert changed.linear is None
+
+
+def test_non_ascii_text_takes_the_regex_engine() -> None:
+    # The twin is only trusted on ASCII: here the plain path runs and still finds the number.
+    text = "appelez le +33 1 42 68 53 00 — merci"
+    assert not text.isascii()
+    found = [(f.entity, text[f.start : f.end]) for f in DETECTOR.detect(text)]
+    assert ("PHONE_NUMBER", "+33 1 42 68 53 00") in found
+
+
+def test_translation_of_group_syntax() -> None:
+    twin = patterns.linear_twin(r"(?<![\w.-])(?<v>\d{3}(?<s>[ .]?)\d{2}\g<s>\d{4})\(?<x", 0)
+    assert twin.pattern == r"(?<![\w.-])(?P<v>\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4})\(?<x"
+
+
+NEEDING = sorted(name for name, r in RULES.items() if r.needs is not None)
+
+
+def test_every_pinned_pre_check_is_in_use() -> None:
+    assert set(NEEDING) == set(patterns._NEEDS)
+
+
+@pytest.mark.parametrize("name", NEEDING)
+def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
+    rule = RULES[name]
+    assert rule.needs is not None
+    texts = TRICKY + _fuzz(hash(name) & 0xFFFF, 3000) + streams.mixed(600, seed=5)
+    matched = 0
+    for text in filter(str.isascii, texts):
+        if rule.pattern.search(text, timeout=5) is not None:
+            matched += 1
+            assert rule.needs.search(text) is not None, text
+    assert matched >= 3  # the inputs do exercise the rule
