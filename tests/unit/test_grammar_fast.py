@@ -82,3 +82,36 @@ def test_a_sentence_whose_only_cue_takes_fragments_alone_is_not_tokenized(
 )
 def test_an_account_fragment_is_still_found(detector: GrammarDetector, text: str, value: str) -> None:
     assert [(text[f.start : f.end], f.entity) for f in detector.detect(text)] == [(value, "BANK_ACCOUNT")]
+
+
+def test_the_gate_pre_test_lets_in_what_the_scan_would(detector: GrammarDetector) -> None:
+    """The gate asks may_find before it scans; it must agree with the scan alone."""
+    import random
+
+    from load.bench import chat_log_stream
+    from scrubber.detectors.grammar import _scan
+    from scrubber.detectors.tokens import number_like
+
+    g = detector.grammar
+
+    def by_scan(text: str) -> list[object] | None:
+        if not number_like(text):
+            return None
+        hits = _scan(g.cues, text)
+        if hits.lists & g.gate_lists or detector._masked_only(text, 0, len(text)):
+            return list(hits)
+        return None
+
+    rng = random.Random(3)
+    words = ["my", "SSN", "card", "cardNumber", "order", "zip", "is", "•••• 4258", "x8335", "phone", "İ"]
+    generated = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) + f" {rng.randint(0, 99999)}"
+        for _ in range(400)
+    ]
+    texts = chat_log_stream(1500) + generated
+    let_in = 0
+    for text in texts:
+        expected = by_scan(text)
+        assert detector.gate(text) == expected, text
+        let_in += expected is not None
+    assert 100 < let_in < len(texts) - 100
