@@ -210,13 +210,38 @@ def _parse(value: str, region: str | None) -> bool:
     valid = _VERDICTS.get(key)
     if valid is None:
         try:
-            valid = phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+            number = _north_american(value, region) or phonenumbers.parse(value, region)
+            valid = phonenumbers.is_valid_number(number)
         except phonenumbers.NumberParseException:
             valid = False
         if len(_VERDICTS) >= _VERDICTS_MAX:
             _VERDICTS.clear()
         _VERDICTS[key] = valid
     return valid
+
+
+# What a North American number may be written with around its digits (and parse ignores).
+_NANP_MARKS = str.maketrans(dict.fromkeys(" ().-"))
+
+
+def _north_american(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    """The number ``phonenumbers.parse`` makes of a plain ten-digit North American number.
+
+    Most numbers validated are written "(415) 555-0142" or "+1 415-555-0142": ten ASCII digits
+    (the first 2-9, so no trunk prefix can be read off) and these marks, nothing else. Parsing
+    them is half the cost of validating them and always gives country code 1 and the ten digits
+    (pinned by a test against ``parse``). None for anything else: that goes to ``parse``.
+    """
+    if region == "US":
+        body = value
+    elif region is None and value.startswith("+1"):
+        body = value[2:]
+    else:
+        return None
+    digits = body.translate(_NANP_MARKS)
+    if len(digits) != 10 or not digits.isdigit() or not digits.isascii() or digits[0] in "01":
+        return None
+    return phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
 
 
 def bank_account(value: str) -> int:

@@ -6,11 +6,12 @@ import random
 import re
 from pathlib import Path
 
+import phonenumbers
 import pytest
 import regex
 
 from load import streams
-from scrubber.detectors import patterns
+from scrubber.detectors import patterns, validators
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.registry import build_detectors
@@ -116,3 +117,31 @@ def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
             matched += 1
             assert rule.needs.search(text) is not None, text
     assert matched >= 3  # the inputs do exercise the rule
+
+
+def _parsed(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    try:
+        return phonenumbers.parse(value, region)
+    except phonenumbers.NumberParseException:
+        return None
+
+
+def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
+    rnd = random.Random(7)
+    values: list[tuple[str, str | None]] = []
+    for _ in range(3000):
+        digits = "".join(rnd.choice("0123456789") for _ in range(rnd.choice((9, 10, 10, 10, 11))))
+        marked = "".join(ch + rnd.choice(["", "", "", " ", "-", ".", "(", ")", ") ", "--"]) for ch in digits)
+        region = rnd.choice(["US", None, "GB"])
+        values.append(("+1" + rnd.choice(["", " ", "-", "("]) + marked if region is None else marked, region))
+    values += [("(415) 555-0142", "US"), ("+1 (415) 555-0142", None), ("415 555 0142x", "US")]
+    values += [("+11 415 555 0142", None), ("1 415 555 0142", "US"), ("٤١٥٥٥٥٠١٤٢٠", "US")]
+    taken = 0
+    for value, region in values:
+        fast = validators._north_american(value, region)
+        if fast is not None:
+            taken += 1
+            assert fast == _parsed(value, region), value
+            assert validators._parse(value, region) == phonenumbers.is_valid_number(fast)
+    validators.forget()
+    assert taken > 500
