@@ -55,6 +55,8 @@ class AddressGrammar(NamedTuple):
     suffix: re.Pattern[str]
     street: re.Pattern[str]
     unit: re.Pattern[str]
+    # The suffix test for ASCII text, lower-cased first (see _prefilters).
+    suffix_lower: re.Pattern[str]
 
 
 def load_address_grammar(path: Path) -> AddressGrammar:
@@ -130,7 +132,7 @@ def _literal_trie(words: Iterable[str]) -> str:
 
 def _prefilters(
     suffixes: Sequence[str], units_before: Sequence[str]
-) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     r"""Tests that every address passes, cheapest first, each looser than the address pattern.
 
     A digit; a street suffix after a space; a house number with a suffix at most five words
@@ -143,8 +145,15 @@ def _prefilters(
     are linear: character classes, prefix trees of literal words, and a bounded number of
     whole words (possessive runs of \S and \s, which give nothing back) after a house number
     of bounded length.
+
+    The suffix test has a second form for ASCII text, run on the text lower-cased: on ASCII,
+    ignoring case is lower-casing, and the offsets stay. It finds what the first finds, and is
+    faster: a case-blind alternation tries every branch, where a literal one skips those whose
+    first letter differs. (Beyond ASCII, case folding pairs "s" with "ſ" and "i" with "ı", which
+    lower-casing does not, so such a text takes the first form.)
     """
-    suffix = rf"(?i:{_literal_trie(sorted(set(suffixes)))})(?![A-Za-z0-9_])"
+    trie = _literal_trie(sorted(set(suffixes)))
+    suffix = rf"(?i:{trie})(?![A-Za-z0-9_])"
     # The look-behind comes after the first digit, so that the search skips to digits in C.
     number = rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?(?:-{_DIGIT}{{1,4}})?\s"
     # The first word of a unit written before the number: a match that starts there has it.
@@ -154,6 +163,9 @@ def _prefilters(
         re.compile(rf"\s{suffix}"),
         re.compile(rf"{number}\s*+(?:\S++\s++){{0,5}}{suffix}"),
         re.compile(unit, re.IGNORECASE),
+        # A suffix beyond ASCII might match an ASCII letter by case folding ("ſ"): then the
+        # second form keeps ignoring case (on the lower-cased text it finds the same).
+        re.compile(rf"\s(?{'' if all(w.isascii() for w in suffixes) else 'i'}:{trie})(?![a-z0-9_])"),
     )
 
 
@@ -164,7 +176,8 @@ class AddressDetector:
     entities = frozenset({"STREET_ADDRESS"})
 
     def __init__(self, grammar: AddressGrammar, *, timeout: float = 0.5) -> None:
-        self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar
+        self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar[:6]
+        self._suffix_lower = grammar.suffix_lower
         # The same grammar for street names typed without capitals: "7843 cedar avenue".
         self.lower = regex.compile(self.pattern.pattern.replace(r"\p{Lu}", r"\p{L}"))
         self.timeout = timeout
@@ -172,7 +185,12 @@ class AddressDetector:
     def detect(self, text: str) -> list[Finding]:
         # Most texts have no digit, or no street suffix after the first one: two searches in C.
         digit = self._digit.search(text)
-        if digit is None or self._suffix.search(text, digit.start()) is None:
+        if digit is None:
+            return []
+        if text.isascii():
+            if self._suffix_lower.search(text.lower(), digit.start()) is None:
+                return []
+        elif self._suffix.search(text, digit.start()) is None:
             return []
         if not text[digit.start()].isdecimal() and not _has_digit(text):
             return []

@@ -64,3 +64,37 @@ CASES = [
 def test_addresses_past_the_fast_tests(detector: AddressDetector, marked: str) -> None:
     text, values = _marked(marked)
     assert [text[f.start : f.end] for f in detector.detect(text)] == values
+
+
+def test_the_lower_cased_suffix_test_agrees_with_the_case_blind_one_on_ascii(
+    detector: AddressDetector,
+) -> None:
+    import random
+
+    rng = random.Random(5)
+    words = ["12", "Main", "STREET", "st", "St.", "Ave", "AVENUE", "rd", "Rdx", "blvd_", "Way9", "ways"]
+    seps = [" ", "  ", "\t", "\n", ",", "\x1c", "-"]
+    texts = [
+        "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 7))) for _ in range(3000)
+    ]
+    found = 0
+    for text in texts:
+        for start in (0, len(text) // 2):
+            expected = detector._suffix.search(text, start) is not None
+            assert (detector._suffix_lower.search(text.lower(), start) is not None) == expected, text
+            found += expected
+    assert 1000 < found < 5000
+    # Each ASCII letter matches, case-blind, only itself and its capital, as lower-casing says.
+    ascii_chars = "".join(chr(c) for c in range(128))
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        assert re.findall(letter, ascii_chars, re.IGNORECASE) == [letter.upper(), letter]
+
+
+def test_a_long_s_still_reads_as_a_suffix(detector: AddressDetector) -> None:
+    # Not ASCII: the case-blind test runs, and folds "ſ" as it always did; lower-casing alone
+    # would not have seen a suffix there.
+    text = "12 Baker ſt"
+    assert detector._suffix.search(text) is not None
+    assert detector._suffix_lower.search(text.lower()) is None
+    both = f"{text} and 14 Baker St"
+    assert [both[f.start : f.end] for f in detector.detect(both)] == ["12 Baker ſt", "14 Baker St"]
