@@ -35,6 +35,10 @@ MAX_VALUE_CHARS = 64
 # proportionally more. Catastrophic backtracking blows any such budget, a long text should not.
 TIMEOUT_CHARS = 65536
 _DIGITS = "0123456789"
+# How many combinations of woken rules a detector remembers (see ``PatternDetector._merged``).
+MERGED_MAX = 4096
+_NONE: frozenset[int] = frozenset()
+_NO_LISTS: frozenset[str] = frozenset()
 
 # Rules whose pattern also runs on the standard library's engine, on ASCII texts, without a
 # timeout: a ``regex`` call with ``timeout=`` reads the process clock (a system call, ~1 us)
@@ -359,9 +363,6 @@ class PatternDetector:
 
     def __init__(self, rules: Iterable[PatternRule], *, timeout: float = 0.5) -> None:
         self.rules = tuple(rules)
-        self._checks = tuple(
-            (r.min_digits, r.min_run, r.min_count, r.gate_folded, r.gate_cased) for r in self.rules
-        )
         self.entities = frozenset(r.entity for r in self.rules)
         self.timeout = timeout
         words: dict[str, tuple[str, ...]] = {}
@@ -372,25 +373,37 @@ class PatternDetector:
         # A rule that needs digits is woken by the count of digits (the rules for each count
         # are worked out here); any other rule with a gate, by one of its gate strings; one that
         # requires cues, by a cue of one of those lists. A woken rule still has all its
-        # pre-checks made (``_Text.admits``) before its pattern runs.
+        # pre-checks made (``_Text.admits``) before its pattern runs, but for what woke it: its
+        # digit count, its gate, or its cue lists (``_checks[i]`` is None when nothing is left).
         folded: dict[str, set[int]] = {}
         cased: dict[str, set[int]] = {}
         by_list: dict[str, set[int]] = {}
         by_digits: list[tuple[int, int]] = []
+        checks: list[_Check | None] = []
         for i, r in enumerate(self.rules):
             least = max(r.min_digits, r.min_run)
-            if least and not r.requires:
-                by_digits.append((least, i))
-            elif r.gate:
+            # A one-character gate ("-") is in most texts: such a rule is woken by its digits.
+            gated = bool(r.gate) and (not least or min(map(len, r.gate)) > 1)
+            check: _Check
+            if r.requires:
+                check = (r.min_digits, r.min_run, r.min_count, r.gate_folded, r.gate_cased)
+            elif gated:
+                check = (r.min_digits, r.min_run, r.min_count, (), ())
+            elif least:
+                check = (0, r.min_run, r.min_count, r.gate_folded, r.gate_cased)
+            else:
+                check = (0, 0, r.min_count, r.gate_folded, r.gate_cased)
+            checks.append(check if any(check) else None)
+            if r.requires:
+                for name in r.requires:
+                    by_list.setdefault(name, set()).add(i)
+            elif gated:
                 for g in r.gate_folded:
                     folded.setdefault(g, set()).add(i)
                 for g in r.gate_cased:
                     cased.setdefault(g, set()).add(i)
-            elif r.requires:
-                for name in r.requires:
-                    by_list.setdefault(name, set()).add(i)
             else:
-                by_digits.append((0, i))
+                by_digits.append((least, i))
         self._most_digits = max((least for least, _ in by_digits), default=0)
         self._by_count = tuple(
             tuple(i for least, i in by_digits if least <= n) for n in range(self._most_digits + 1)
@@ -402,34 +415,47 @@ class PatternDetector:
         self._any_folded = _literals(g for g, _ in self._folded)
         self._any_cased = _literals(g for g, _ in self._cased)
         self._by_list = {name: frozenset(ix) for name, ix in by_list.items()}
+        self._checks = tuple(checks)
+        # The rules woken by a digit count, cue lists and gates, in rule order: a stream has few
+        # such combinations, so each is sorted once (bounded: the combinations are the input's).
+        self._merged: dict[tuple[int, frozenset[str], frozenset[int]], tuple[int, ...]] = {}
 
     def _woken(self, doc: _Text) -> Sequence[int]:
         """Indexes of the rules worth trying on ``doc``, in rule order."""
-        digits = doc.digits if self._most_digits else 0
-        woken: Sequence[int] = self._by_count[min(digits, self._most_digits)]
-        more: set[int] = set()
-        if self._any_folded is not None and self._any_folded.search(doc.lower):
-            lower = doc.lower
-            for g, ix in self._folded:
-                if g in lower:
-                    more |= ix
-        if self._any_cased is not None and self._any_cased.search(doc.text):
-            text = doc.text
-            for g, ix in self._cased:
-                if g in text:
-                    more |= ix
-        if self._by_list:
-            lists = doc.cues.lists
-            if lists:
-                by_list = self._by_list
-                for name in lists:
-                    listed = by_list.get(name)
-                    if listed is not None:
-                        more |= listed
-        if more:
-            more.update(woken)
-            return sorted(more)
+        bucket = min(doc.digits, self._most_digits) if self._most_digits else 0
+        folded, cased = self._any_folded, self._any_cased
+        if (folded is not None and folded.search(doc.lower)) or (
+            cased is not None and cased.search(doc.text)
+        ):
+            gated = self._gated(doc)
+        else:
+            gated = _NONE
+        lists = doc.cues.lists if self._by_list else _NO_LISTS
+        if not lists and not gated:
+            return self._by_count[bucket]
+        key = (bucket, lists, gated)
+        woken = self._merged.get(key)
+        if woken is None:
+            more = set(self._by_count[bucket]) | gated
+            for name in lists:
+                more |= self._by_list.get(name, _NONE)
+            woken = tuple(sorted(more))
+            if len(self._merged) >= MERGED_MAX:
+                self._merged.clear()
+            self._merged[key] = woken
         return woken
+
+    def _gated(self, doc: _Text) -> frozenset[int]:
+        """The rules one of whose gate strings is in ``doc``."""
+        found: set[int] = set()
+        lower, text = doc.lower, doc.text
+        for g, ix in self._folded:
+            if g in lower:
+                found |= ix
+        for g, ix in self._cased:
+            if g in text:
+                found |= ix
+        return frozenset(found)
 
     def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
         """Findings in ``text``; past ``deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
@@ -439,7 +465,8 @@ class PatternDetector:
         rules, checks = self.rules, self._checks
         for i in self._woken(doc):
             rule = rules[i]
-            if not doc.admits(checks[i]) or (rule.requires and rule.requires.isdisjoint(doc.cues.lists)):
+            check = checks[i]
+            if check is not None and not doc.admits(check):
                 continue
             if rule.needs is not None and doc.ascii and rule.needs.search(doc.text) is None:
                 continue
@@ -467,27 +494,44 @@ class PatternDetector:
                     out.append(finding)
             return
         linear = rule.linear if doc.ascii else None
-        for lo, hi in self._stretches(rule, doc):
-            pos = lo
-            while pos < hi:
-                resume = hi
-                if linear is not None and hi - pos <= TWIN_MAX_CHARS:
-                    matches = linear.finditer(text, pos, hi)
-                else:
-                    matches = rule.pattern.finditer(text, pos, hi, timeout=timeout)
-                for m in matches:
-                    # A match cut off by the end of the stretch may be part of a longer token.
-                    if m.end() == hi < len(text):
-                        continue
-                    finding = self._judge(rule, doc, m)
-                    if finding is None:
-                        continue
+        if linear is not None and not rule.requires and len(text) <= TWIN_MAX_CHARS:
+            # The common case, the whole of a short line on the standard library's engine.
+            for m in linear.finditer(text):
+                finding = self._judge(rule, doc, m)
+                if finding is not None:
                     out.append(finding)
                     if finding.end < m.end():
-                        # The validator kept a prefix; what it dropped may start another value.
-                        resume = finding.end
-                        break
-                pos = resume
+                        self._stretch(rule, doc, out, finding.end, len(text), timeout)
+                        return
+            return
+        for lo, hi in self._stretches(rule, doc):
+            self._stretch(rule, doc, out, lo, hi, timeout)
+
+    def _stretch(
+        self, rule: PatternRule, doc: _Text, out: list[Finding], pos: int, hi: int, timeout: float
+    ) -> None:
+        """Judge the matches of ``rule`` in ``doc.text[pos:hi]``."""
+        text = doc.text
+        linear = rule.linear if doc.ascii else None
+        while pos < hi:
+            resume = hi
+            if linear is not None and hi - pos <= TWIN_MAX_CHARS:
+                matches = linear.finditer(text, pos, hi)
+            else:
+                matches = rule.pattern.finditer(text, pos, hi, timeout=timeout)
+            for m in matches:
+                # A match cut off by the end of the stretch may be part of a longer token.
+                if m.end() == hi < len(text):
+                    continue
+                finding = self._judge(rule, doc, m)
+                if finding is None:
+                    continue
+                out.append(finding)
+                if finding.end < m.end():
+                    # The validator kept a prefix; what it dropped may start another value.
+                    resume = finding.end
+                    break
+            pos = resume
 
     @staticmethod
     def _stretches(rule: PatternRule, doc: _Text) -> list[tuple[int, int]]:

@@ -271,14 +271,27 @@ _DOC_V4 = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/
 _DOC_V6 = ipaddress.ip_network("2001:db8::/32")
 
 
+# A dotted quad as ipaddress accepts it: ASCII, four numbers 0-255 without leading zeros.
+# Bounded alternations only: linear on the standard library's engine.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_DOTTED_QUAD = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}")
+
+
 def ipv4(value: str) -> int:
-    try:
-        addr = ipaddress.IPv4Address(value)
-    except ValueError:
-        return 0
-    if not _public_ip(addr) or addr.is_link_local:
-        return 0
-    octets = addr.packed
+    if _DOTTED_QUAD.fullmatch(value) is not None:
+        # What ipaddress would say, read off the octets: loopback 127/8, multicast 224/4 and
+        # reserved 240/4, link-local 169.254/16 (0.0.0.0 falls to the small-octets test).
+        octets = tuple(map(int, value.split(".")))
+        if octets[0] == 127 or octets[0] >= 224 or octets[:2] == (169, 254):
+            return 0
+    else:
+        try:
+            addr = ipaddress.IPv4Address(value)
+        except ValueError:
+            return 0
+        if not _public_ip(addr) or addr.is_link_local:
+            return 0
+        octets = tuple(addr.packed)
     # "2.4.1.0" is a version far more often than a host; x.x.x.0 and .255 are rarely a client.
     if max(octets) < 10 or octets[3] in (0, 255):
         return 0

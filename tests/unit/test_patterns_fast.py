@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import random
 import re
 from pathlib import Path
@@ -145,3 +146,30 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
             assert validators._parse(value, region) == phonenumbers.is_valid_number(fast)
     validators.forget()
     assert taken > 500
+
+
+def _ipv4_by_ipaddress(value: str) -> int:
+    """What the ipv4 validator said before it read dotted quads itself."""
+    try:
+        addr = ipaddress.IPv4Address(value)
+    except ValueError:
+        return 0
+    if addr.is_loopback or addr.is_unspecified or addr.is_multicast or addr.is_reserved:
+        return 0
+    if addr.is_link_local or max(addr.packed) < 10 or addr.packed[3] in (0, 255):
+        return 0
+    return len(value)
+
+
+def test_ipv4_reads_dotted_quads_as_ipaddress_does() -> None:
+    rnd = random.Random(11)
+    firsts = [0, 1, 9, 10, 126, 127, 128, 169, 223, 224, 239, 240, 254, 255, 256]
+    values = ["169.254.1.1", "169.253.1.1", "0.0.0.0", "255.255.255.255", "01.2.3.4", "1.2.3", "1.2.3.4.5"]
+    for _ in range(5000):
+        octets = [rnd.choice(firsts)] + [
+            rnd.choice([0, 1, 9, 10, 99, 254, 255, rnd.randint(0, 300)]) for _ in range(3)
+        ]
+        values.append(".".join(str(o) for o in octets))
+    values += ["٤.٤.٤.٤", "1.2.3.04", "1.2.3.4 "]
+    for value in values:
+        assert validators.ipv4(value) == _ipv4_by_ipaddress(value), value
