@@ -51,6 +51,8 @@ def passthrough_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
 
 def _run_proxy(doc: dict[str, Any], passthrough: bool, ready: Any) -> None:
     """Child process: run one KafkaProxy until SIGTERM."""
+    # By its module's name: scrub processes cannot import this run's __main__ (or __mp_main__).
+    from load.bench_kafka import passthrough_scrubber
     from scrubber.kafka import KafkaProxy, engine_scrubber
 
     async def main() -> None:
@@ -139,7 +141,10 @@ class Run:
         child.start()
         reader = self.consumer(clean)
         try:
-            ready.wait(120)
+            deadline = time.monotonic() + 180
+            while not ready.wait(0.5):
+                if not child.is_alive() or time.monotonic() > deadline:
+                    raise RuntimeError(f"{name}: the proxy did not start (exit code {child.exitcode})")
             # Throughput: drain the backlog.
             first = last = None
             ends = [0] * PARTITIONS

@@ -78,6 +78,16 @@ def worker_main() -> None:
     inp = os.fdopen(os.dup(0), "rb")
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    try:
+        _serve(inp, out)
+    except (EOFError, BrokenPipeError):
+        # The proxy is gone (it closed our stdin, or died): nothing to answer, nothing to say on
+        # stderr, which is the proxy's log. Leave without flushing the dead pipe at exit.
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def _serve(inp: BinaryIO, out: BinaryIO) -> None:
     # First plain data: where to import from (the factory may live outside the package, as the
     # proxy's own import path finds it) and how to log; then what to build.
     path, log_format, log_level = _read_frame(inp)
@@ -90,15 +100,14 @@ def worker_main() -> None:
         routes = build_route_scrubbers(settings, make_scrubber)
         for scrubber in {id(r.scrubber): r.scrubber for r in routes}.values():
             scrubber.scrub_many([WARM_UP])
+    except EOFError:
+        raise
     except Exception as exc:  # a rule file or policy the engine refuses: the proxy cannot start
         _write_frame(out, ("error", type(exc).__name__, str(exc)))
         return
     _write_frame(out, ("ready",))
     while True:
-        try:
-            index, items, budget, headers = _read_frame(inp)
-        except EOFError:
-            return
+        index, items, budget, headers = _read_frame(inp)
         try:
             reply: tuple[Any, ...] = ("ok", routes[index].run(items, budget, headers))
         except Exception as exc:
@@ -108,6 +117,11 @@ def worker_main() -> None:
 
 
 # --------------------------------------------------------------------------- the parent side
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 class _Worker:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
@@ -230,6 +244,7 @@ class ScrubProcesses:
         exchange = asyncio.get_running_loop().create_task(self._exchange(worker, job))
         self._tasks.add(exchange)
         exchange.add_done_callback(self._tasks.discard)
+        exchange.add_done_callback(_retrieve)  # its WorkerLost, should no caller be left to see it
         reply = await asyncio.shield(exchange)
         if reply[0] != "ok":
             raise WorkerLost("scrub_failed")

@@ -11,6 +11,12 @@ SIGTERM/SIGINT stop the workers (SIGTERM, then SIGKILL after :data:`STOP_GRACE` 
 that exits on its own is restarted with a growing back-off; the supervisor gives up (stops the
 rest and exits non-zero, so that the orchestrator restarts the pod) when a worker exits with the
 configuration-error code 2, or after :data:`MAX_RESTARTS` restarts within :data:`RESTART_WINDOW`.
+
+Spawning starts multiprocessing's resource tracker, which shares our stderr (the JSON log) and
+writes plain text there only about named semaphores or shared memory left registered by a
+process that died without cleaning up. Workers register none: their readiness byte comes from
+an unlinked file mapping, and their scrub processes talk over pipes (:mod:`scrubber.kafka_pool`,
+:mod:`scrubber.smtp_pool`), so a kill -9 of a worker leaves it nothing to report.
 """
 
 from __future__ import annotations

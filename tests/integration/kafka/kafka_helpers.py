@@ -75,6 +75,11 @@ def crashing_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
     return Scrubber(policy, detectors=[Crasher(), Sleepy(), *engine.detectors])
 
 
+def refusing_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
+    """An engine that cannot be built (as with a rule file the engine refuses)."""
+    raise ValueError("no engine for this policy")
+
+
 def scrub_process_pids() -> list[int]:
     """This process's Kafka scrub workers (``python -m scrubber.kafka_pool`` children)."""
     me = str(os.getpid())

@@ -8,12 +8,14 @@ import os
 import signal
 import time
 
+import pytest
 from kafka_helpers import (
     crashing_scrubber,
     create_topics,
     produce,
     read,
     read_until,
+    refusing_scrubber,
     running,
     scrub_process_pids,
     settings,
@@ -22,6 +24,7 @@ from kafka_helpers import (
 )
 from prometheus_client import REGISTRY
 
+from scrubber.config import ConfigError
 from scrubber.kafka import KafkaProxy
 
 
@@ -91,3 +94,13 @@ async def test_a_scrub_process_killed_mid_stream_loses_nothing_and_is_replaced(b
         # All of them, in order, once: the proxy itself never stopped, so nothing is read twice.
         want = [v.replace(f"u{i}@example.com".encode(), b"[EMAIL_ADDRESS]") for i, v in enumerate(values[p])]
         assert got == want
+
+
+async def test_a_scrub_process_that_cannot_build_its_engine_stops_the_start_with_the_reason(
+    bootstrap: str,
+) -> None:
+    s = settings(bootstrap, [{"in": unique("nostart"), "out": unique("nostart-c")}], scrub_processes=2)
+    proxy = KafkaProxy(s, make_scrubber=refusing_scrubber)
+    with pytest.raises(ConfigError, match="cannot start: ValueError: no engine for this policy"):
+        await proxy.start()
+    assert scrub_process_pids() == []
