@@ -121,6 +121,11 @@ class Token(NamedTuple):
     space: bool
 
 
+# Makes a Token from a tuple in C: a named tuple's own ``__new__`` is a Python function, and a
+# sentence makes a token per word.
+_token = tuple.__new__
+
+
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of ``text[start:end]``, offsets into ``text``."""
     stop = len(text) if end is None else end
@@ -141,7 +146,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
             word = m.group()
             # Most words have nothing to peel off and are no number: one token as they stand.
             if word[0] not in _HEAD and word[-1] not in _EDGE_OR_NUMBER_END:
-                out.append(Token(word, s, e, space))
+                out.append(_token(Token, (word, s, e, space)))
             else:
                 _peel(text, s, e, out, space)
             continue
@@ -150,7 +155,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
             cut = cuts[c]
             if pos < cut:
                 _peel(text, pos, cut, out, False)
-            out.append(Token(text[cut], cut, cut + 1, space and cut + 1 == e))
+            out.append(_token(Token, (text[cut], cut, cut + 1, space and cut + 1 == e)))
             pos = cut + 1
             c += 1
         if pos < e:
@@ -165,25 +170,25 @@ def _peel(text: str, s: int, e: int, out: list[Token], space: bool) -> None:
         if (chunk.isdigit() and chunk.isascii()) or (
             _NUMBER.fullmatch(text, s, e) and chunk.count("(") == chunk.count(")")
         ):
-            out.append(Token(chunk, s, e, space))
+            out.append(_token(Token, (chunk, s, e, space)))
             return
     if first not in _HEAD and last not in _TAIL and last != "-":
-        out.append(Token(text[s:e], s, e, space))
+        out.append(_token(Token, (text[s:e], s, e, space)))
         return
     head: list[Token] = []
     tail: list[Token] = []
     while e - s > 1 and (text[e - 1] in _TAIL or (text[e - 1] == "-" and not text[e - 2].isdigit())):
-        tail.append(Token(text[e - 1], e - 1, e, space and not tail))
+        tail.append(_token(Token, (text[e - 1], e - 1, e, space and not tail)))
         e -= 1
     while e - s > 1 and text[s] in _HEAD:
         # A mask ("****", "************4821") keeps its "*": they are the word, not its quotes.
         if text[s] == "*" and (_MASK.fullmatch(text, s, e) or _MASKED.fullmatch(text, s, e)):
             break
-        head.append(Token(text[s], s, s + 1, False))
+        head.append(_token(Token, (text[s], s, s + 1, False)))
         s += 1
     # A trailing "." stays on a number only when it is an inner separator, never at the end.
     out.extend(head)
-    out.append(Token(text[s:e], s, e, space and not tail))
+    out.append(_token(Token, (text[s:e], s, e, space and not tail)))
     out.extend(reversed(tail))
 
 
