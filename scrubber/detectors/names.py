@@ -402,9 +402,22 @@ class NameDetector:
                     self._note(how, text, s, e, cased, lower, records, closings)
                 continue
             wanted = hits.lists
+            # What follows the phrase, for a first look at the phrases that run on past it
+            # (a mistyped "I'm" hides some sixty): "" at the end of the text, None beyond ASCII.
+            after = text[e : e + 1]
+            glued = after.lower() if after.isascii() else None
+            blank = after.isspace() or after in ("_", "-")
             for off, end, how, nxt in self._inside_of(matched)[1]:
-                if nxt and not _continues(text, hit.end, nxt):
-                    continue
+                if nxt:
+                    # Necessary for _continues: a blank before " word"; before the rest of a
+                    # word, its first letter (lower-cased or case-folded; on ASCII these agree).
+                    if nxt[0] == " ":
+                        if not blank:
+                            continue
+                    elif glued is not None and glued != nxt[0] and glued != nxt.casefold()[:1]:
+                        continue
+                    if not _continues(text, e, nxt):
+                        continue
                 for h in (how,) if how else wanted:
                     if h in wanted:
                         self._note(

@@ -105,6 +105,18 @@ CASES = [
     "Hola [[Zoë]], thanks",
     "Dear Mr. [[Ødegård]],\nthanks",
     "Hi \U0001e030ala, thanks",
+    # A phrase with an apostrophe hides phrases that run on past it ("I'm" + "any thanks"):
+    # whatever follows it, a blank, "_" or "-", a capital, a folded letter, or nothing.
+    "I'm [[Jane Doe]]",
+    "I'many thanks,\nRuth Gordon",
+    "ask my I'mother, Katie Garcia",
+    "I'M\tJane",
+    "I'm_Jane",
+    "I'm-Jane",
+    "I'mANY thanks,\nRuth",
+    "I'm\u017fo",
+    "I'm\u212any thanks,\nRuth",
+    "I'm",
 ]
 
 
