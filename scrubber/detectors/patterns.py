@@ -34,7 +34,7 @@ MAX_VALUE_CHARS = 64
 # The time budget of one pattern run is for this many characters; a longer text gets
 # proportionally more. Catastrophic backtracking blows any such budget, a long text should not.
 TIMEOUT_CHARS = 65536
-_DIGITS = "0123456789"
+_DIGIT_BYTES = b"0123456789"
 # How many combinations of woken rules a detector remembers (see ``PatternDetector._merged``).
 MERGED_MAX = 4096
 _NONE: frozenset[int] = frozenset()
@@ -87,8 +87,12 @@ _NEEDS = {
         "48392eab7171",
         r"[A-Z]{2},?[ \t]{1,3}[0-9]{5}|,[ \t]?[A-Za-z]{2},?[ \t]{1,3}[0-9]{5}",
     ),
-    # Both shapes have a capital right before a digit: "[A-Z][A-Z]?\d" and "[A-Z]\d".
-    "postcode": ("2c7d3bcd32ab", r"[A-Z][0-9]"),
+    # The value itself (both shapes), without what is around it.
+    "postcode": (
+        "2c7d3bcd32ab",
+        r"[A-Z](?:[A-Z]?[0-9][A-Z0-9]? ?[0-9][ABD-HJLNP-UW-Z]{2}"
+        r"|[0-9][ABCEGHJ-NPRSTV-Z] ?[0-9][ABCEGHJ-NPRSTV-Z][0-9])",
+    ),
     # The value itself, without what is around it.
     "us_zip4": ("7d76cef2e7e8", r"[0-9]{5}-[0-9]{4}"),
     "us_ssn_formatted": ("cb0c4fada7ba", r"[0-9]{3}-[0-9]{2}-[0-9]{4}"),
@@ -284,9 +288,13 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
 
 # A rule's pre-checks: min_digits, min_run, min_count, gate (any case), gate (as written).
 _Check = tuple[int, int, tuple[tuple[str, int], ...], tuple[str, ...], tuple[str, ...]]
+# A woken rule, what is left to check of it, and what an ASCII text needs for it.
+_Plan = tuple[PatternRule, _Check | None, re.Pattern[str] | None]
 
 # Digits stay, spaces and dashes between digits vanish, anything else ends a run.
 _RUNS = {i: (chr(i) if chr(i).isdigit() else None if chr(i) in " \t-" else " ") for i in range(128)}
+# The same for an ASCII text as bytes (faster): blanks and dashes deleted, non-digits to spaces.
+_RUN_BYTES = bytes(c if 48 <= c <= 57 else 32 for c in range(256))
 
 
 class _Text:
@@ -308,7 +316,10 @@ class _Text:
         if self._digits < 0:
             # Patterns' \d also matches digits of other scripts; outside ASCII, assume the most.
             text = self.text
-            self._digits = sum(map(text.count, _DIGITS)) if self.ascii else len(text)
+            if self.ascii:
+                self._digits = len(text) - len(text.encode("ascii").translate(None, _DIGIT_BYTES))
+            else:
+                self._digits = len(text)
         return self._digits
 
     @property
@@ -318,7 +329,11 @@ class _Text:
         An upper bound: characters outside ASCII are kept and may lengthen a run, never shorten it.
         """
         if self._run < 0:
-            self._run = max(map(len, self.text.translate(_RUNS).split()), default=0)
+            if self.ascii:
+                runs = self.text.encode("ascii").translate(_RUN_BYTES, b" \t-").split()
+                self._run = max(map(len, runs), default=0)
+            else:
+                self._run = max(map(len, self.text.translate(_RUNS).split()), default=0)
         return self._run
 
     def admits(self, check: _Check) -> bool:
@@ -374,7 +389,7 @@ class PatternDetector:
         # are worked out here); any other rule with a gate, by one of its gate strings; one that
         # requires cues, by a cue of one of those lists. A woken rule still has all its
         # pre-checks made (``_Text.admits``) before its pattern runs, but for what woke it: its
-        # digit count, its gate, or its cue lists (``_checks[i]`` is None when nothing is left).
+        # digit count, its gate, or its cue lists (the check is None when nothing is left).
         folded: dict[str, set[int]] = {}
         cased: dict[str, set[int]] = {}
         by_list: dict[str, set[int]] = {}
@@ -404,10 +419,15 @@ class PatternDetector:
                     cased.setdefault(g, set()).add(i)
             else:
                 by_digits.append((least, i))
+        # What the loop over woken rules needs of each: the rule, what is left to check, and
+        # what an ASCII text must contain.
+        plans = tuple((r, check, r.needs) for r, check in zip(self.rules, checks, strict=True))
+        self._plans = plans
         self._most_digits = max((least for least, _ in by_digits), default=0)
-        self._by_count = tuple(
+        self._by_count_ix = tuple(
             tuple(i for least, i in by_digits if least <= n) for n in range(self._most_digits + 1)
         )
+        self._by_count = tuple(tuple(plans[i] for i in ix) for ix in self._by_count_ix)
         self._folded = tuple((g, frozenset(ix)) for g, ix in folded.items())
         self._cased = tuple((g, frozenset(ix)) for g, ix in cased.items())
         # Whether any gate string is there at all, in one pass: most messages have none. The
@@ -415,13 +435,12 @@ class PatternDetector:
         self._any_folded = _literals(g for g, _ in self._folded)
         self._any_cased = _literals(g for g, _ in self._cased)
         self._by_list = {name: frozenset(ix) for name, ix in by_list.items()}
-        self._checks = tuple(checks)
         # The rules woken by a digit count, cue lists and gates, in rule order: a stream has few
         # such combinations, so each is sorted once (bounded: the combinations are the input's).
-        self._merged: dict[tuple[int, frozenset[str], frozenset[int]], tuple[int, ...]] = {}
+        self._merged: dict[tuple[int, frozenset[str], frozenset[int]], tuple[_Plan, ...]] = {}
 
-    def _woken(self, doc: _Text) -> Sequence[int]:
-        """Indexes of the rules worth trying on ``doc``, in rule order."""
+    def _woken(self, doc: _Text) -> Sequence[_Plan]:
+        """The rules worth trying on ``doc``, in rule order."""
         bucket = min(doc.digits, self._most_digits) if self._most_digits else 0
         folded, cased = self._any_folded, self._any_cased
         if (folded is not None and folded.search(doc.lower)) or (
@@ -436,10 +455,10 @@ class PatternDetector:
         key = (bucket, lists, gated)
         woken = self._merged.get(key)
         if woken is None:
-            more = set(self._by_count[bucket]) | gated
+            more = set(self._by_count_ix[bucket]) | gated
             for name in lists:
                 more |= self._by_list.get(name, _NONE)
-            woken = tuple(sorted(more))
+            woken = tuple(self._plans[i] for i in sorted(more))
             if len(self._merged) >= MERGED_MAX:
                 self._merged.clear()
             self._merged[key] = woken
@@ -462,13 +481,11 @@ class PatternDetector:
         doc = _Text(text, self.cues)
         out: list[Finding] = []
         timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
-        rules, checks = self.rules, self._checks
-        for i in self._woken(doc):
-            rule = rules[i]
-            check = checks[i]
+        ascii_text = doc.ascii
+        for rule, check, needs in self._woken(doc):
             if check is not None and not doc.admits(check):
                 continue
-            if rule.needs is not None and doc.ascii and rule.needs.search(doc.text) is None:
+            if needs is not None and ascii_text and needs.search(text) is None:
                 continue
             budget = timeout
             if deadline is not None:
@@ -580,8 +597,13 @@ class PatternDetector:
 
 
 def _literals(strings: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern that finds any of ``strings`` (as written), or None for none."""
-    alts = sorted(strings, key=len, reverse=True)
+    """A pattern that finds a part of each of ``strings`` (as written), or None for none.
+
+    It answers "may one of them be here?": blanks are dropped from the front of each (the engine
+    then tries fewer places: blanks are everywhere), and one that contains another is left out.
+    """
+    keys = {s.lstrip() or s for s in strings}
+    alts = sorted((k for k in keys if not any(o != k and o in k for o in keys)), key=len, reverse=True)
     return re.compile("|".join(map(re.escape, alts))) if alts else None
 
 

@@ -173,3 +173,16 @@ def test_ipv4_reads_dotted_quads_as_ipaddress_does() -> None:
     values += ["٤.٤.٤.٤", "1.2.3.04", "1.2.3.4 "]
     for value in values:
         assert validators.ipv4(value) == _ipv4_by_ipaddress(value), value
+
+
+def test_digit_counts_and_runs_of_ascii_texts_read_as_bytes() -> None:
+    rnd = random.Random(5)
+    texts = ["", "-", "1 2-3\t4", "4111 1111-1111 1111", "a1b22c333", "12\n34", "\x1c12 3"]
+    texts += [
+        "".join(rnd.choice("0123456789 -\t\n\x1cab.:_") for _ in range(rnd.randint(0, 40)))
+        for _ in range(3000)
+    ]
+    for text in texts:
+        doc = patterns._Text(text, DETECTOR.cues)
+        assert doc.digits == sum(ch in "0123456789" for ch in text), text
+        assert doc.run == max(map(len, text.translate(patterns._RUNS).split()), default=0), text
