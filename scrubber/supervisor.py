@@ -120,6 +120,7 @@ class Supervisor:
             )
             await self.admin.start()
             log.info("supervisor started", workers=len(self.workers), pid=os.getpid())
+            self._check_cpus()
             for w in self.workers:
                 self._spawn(w)
             code = await self._supervise()
@@ -130,6 +131,22 @@ class Supervisor:
             shutil.rmtree(self.metrics_dir, ignore_errors=True)
             log.info("supervisor stopped", exit_code=code)
         return code
+
+    def _check_cpus(self) -> None:
+        """Say so when the workers' Kafka scrub processes outnumber the CPUs this process may use:
+        they then take turns on them, and each costs its memory for nothing."""
+        kafka = self.settings.kafka
+        if kafka is None or not hasattr(os, "sched_getaffinity"):
+            return
+        scrubbing = len(self.workers) * kafka.scrub_processes
+        cpus = len(os.sched_getaffinity(0))
+        if scrubbing > cpus:
+            log.warning(
+                "kafka scrub processes outnumber the CPUs",
+                workers=len(self.workers),
+                scrub_processes=kafka.scrub_processes,
+                cpus=cpus,
+            )
 
     def _spawn(self, w: _Worker) -> None:
         w.ready.value = 0

@@ -91,6 +91,9 @@ def test_two_workers_one_scrape_restart_and_clean_stop(kafka_bootstrap: str) -> 
         assert len(workers) == 3 and not any(alive(pid) for pid in workers)
         events = [r["event"] for r in s.log_records()]
         assert "worker exited" in events and events[-1] == "supervisor stopped"
+        # Two workers of two scrub processes each: more than this machine's CPUs?
+        crowded = len(os.sched_getaffinity(0)) < 4
+        assert ("kafka scrub processes outnumber the CPUs" in events) == crowded
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
