@@ -233,17 +233,26 @@ def _trie_pattern(variants: Iterable[str], *, possessive: bool = False) -> str:
     return emit(trie)
 
 
-def _compile(variants: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The scan's pattern for lower-cased text, and the one that ignores case (see ``scan``)."""
+def _compile(variants: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str], int]:
+    """The scan's pattern for lower-cased text, the one that ignores case (see ``scan``), and
+    how many characters the first one reads before the cue (1: it runs on " " + the text).
+
+    A pattern that starts with a look-behind makes ``re`` try every position of the text. So
+    where it is exact, the first pattern reads the character before the cue instead (a space
+    put in front of the text stands in for its start), and ``re`` skips in C to the characters
+    that are no letter or digit. Exact when every spelling starts with a letter: reading that
+    character hides it from the next match, which changes what is found only if a cue could
+    start right where the last one ended, and a cue's end is never followed by a letter.
+    """
     if not variants:
         never = re.compile(r"(?!)")
-        return never, never
+        return never, never, 0
     fast = _trie_pattern(variants, possessive=True)
     body = _trie_pattern(variants)
-    return (
-        re.compile(rf"(?<![a-z0-9])(?:{fast})(?![a-z])"),
-        re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])", re.IGNORECASE),
-    )
+    folding = re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])", re.IGNORECASE)
+    if all(v[0] in _LETTERS for v in variants):
+        return re.compile(rf"[^a-z0-9](?:{fast})(?![a-z])"), folding, 1
+    return re.compile(rf"(?<![a-z0-9])(?:{fast})(?![a-z])"), folding, 0
 
 
 class CueIndex:
@@ -276,9 +285,9 @@ class CueIndex:
         self._seen: dict[str, frozenset[str]] = {}
         self.lists = frozenset(lists)
         self._variants = frozenset(variants)
-        self._pattern, self._folding = _compile(self._variants)
+        self._pattern, self._folding, self._pad = _compile(self._variants)
         # Patterns of the variants of some lists only, for ``may_find`` (built when first asked).
-        self._narrow: dict[frozenset[str], tuple[re.Pattern[str], re.Pattern[str]]] = {}
+        self._narrow: dict[frozenset[str], tuple[re.Pattern[str], re.Pattern[str], int]] = {}
 
     def may_find(self, text: str, lists: frozenset[str]) -> bool:
         """Whether ``scan(text)`` may find a cue of ``lists``; False proves it finds none.
@@ -299,7 +308,7 @@ class CueIndex:
                 self._narrow[lists] = narrow
         lower = text.lower()
         if len(lower) == len(text):
-            return narrow[0].search(lower) is not None
+            return narrow[0].search(" " + lower if narrow[2] else lower) is not None
         return narrow[1].search(text) is not None
 
     def scan(self, text: str) -> CueHits:
@@ -307,19 +316,29 @@ class CueIndex:
         lower = text.lower()
         # Lower-casing is faster than a case-blind pattern, but a few characters change length
         # ("İ"); then the offsets would drift, so fall back to matching without regard to case.
-        same = len(lower) == len(text)
-        matches = self._pattern.finditer(lower) if same else self._folding.finditer(text)
+        pad = 0
+        if len(lower) != len(text):
+            matches = self._folding.finditer(text)
+        elif self._pad:
+            # The pattern reads the character before each cue: match offsets in " " + lower
+            # are the cue's own in ``text``, except that the match ends one later.
+            pad = 1
+            matches = self._pattern.finditer(" " + lower)
+        else:
+            matches = self._pattern.finditer(lower)
         hits: list[CueHit] = []
         seen = self._seen
         for m in matches:
-            word = m.group()
+            start, end = m.span()
+            end -= pad
+            word = lower[start:end] if pad else m.group()
             lists = seen.get(word)
             if lists is None:
                 lists = self._owners.get(_key(word), _EMPTY)
                 if len(seen) < SEEN_MAX:
                     seen[word] = lists
             if lists:
-                hits.append(_new_hit(CueHit, (*m.span(), lists)))
+                hits.append(_new_hit(CueHit, (start, end, lists)))
         if not hits:
             return NO_HITS
         if "[" in text or "<" in text:

@@ -186,3 +186,26 @@ def test_may_find_sees_a_cue_of_its_lists_inside_a_longer_cue_of_another() -> No
     assert not index.may_find(text, frozenset({"ssn"}))
     assert index.may_find("MY SSN İS 1", frozenset({"ssn"}))
     assert not index.may_find("MY CARD İS 1", frozenset({"ssn"}))
+
+
+def test_an_index_with_words_that_start_with_a_digit_keeps_the_look_behind() -> None:
+    # "ssn#" ends where "4 digits" may start: reading the character before a cue would hide
+    # the "#" from the second match, so this index keeps its look-behind, and agrees.
+    lists = {"ssn": ("ssn#", "ssn"), "count": ("4 digits", "four digits"), "card": ("card",)}
+    index = CueIndex(lists)
+    assert index._pad == 0
+    assert hits(index.scan("ssn#4 digits")) == [(0, 4, frozenset({"ssn"})), (4, 12, frozenset({"count"}))]
+    variants = variants_of(lists)
+    for text in texts(lists, 300, 12):
+        assert hits(index.scan(text)) == reference(index, variants, text), text
+
+
+def test_an_index_of_words_that_start_with_letters_reads_the_character_before() -> None:
+    index = CueIndex(LISTS)
+    assert index._pad == 1
+    # Cues at the very start, right after a digit (not found: "4card"), after "_", and around
+    # a "#" ("ssn#" cannot end before a letter, so "ssn" ends there and "card" follows).
+    text = "card 4card _card ssn#card"
+    found = hits(index.scan(text))
+    assert [(s, e) for s, e, _ in found] == [(0, 4), (12, 16), (17, 20), (21, 25)]
+    assert found == reference(index, variants_of(LISTS), text)
