@@ -152,6 +152,8 @@ class PatternRule:
     linear: re.Pattern[str] | None = None
     # What an ASCII text must contain for the pattern to match (see ``_NEEDS``).
     needs: re.Pattern[str] | None = None
+    # The group that is the value: "v" when the pattern names one, else the whole match.
+    value_group: str | int = 0
 
     @property
     def gate_cased(self) -> tuple[str, ...]:
@@ -283,6 +285,7 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
         anchored=anchored,
         linear=linear,
         needs=needed,
+        value_group="v" if "v" in pattern.groupindex else 0,
     )
 
 
@@ -564,8 +567,7 @@ class PatternDetector:
 
     @staticmethod
     def _judge(rule: PatternRule, doc: _Text, m: regex.Match[str] | re.Match[str]) -> Finding | None:
-        group = "v" if "v" in rule.pattern.groupindex else 0
-        start, end = m.span(group)
+        start, end = m.span(rule.value_group)
         if start >= end:
             return None
         if rule.validator is not None:

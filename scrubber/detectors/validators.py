@@ -210,8 +210,16 @@ def _parse(value: str, region: str | None) -> bool:
     valid = _VERDICTS.get(key)
     if valid is None:
         try:
-            number = _north_american(value, region) or phonenumbers.parse(value, region)
-            valid = phonenumbers.is_valid_number(number)
+            number = _north_american(value, region)
+            if number is None:
+                valid = phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+            else:
+                # A number valid in the US is valid: the US is the first region of code 1 and
+                # is matched on the whole number, so is_valid_number would find it first and
+                # judge it the same way again (half its cost). Others take the full search.
+                valid = (_US_FIRST and phonenumbers.is_valid_number_for_region(number, "US")) or (
+                    phonenumbers.is_valid_number(number)
+                )
         except phonenumbers.NumberParseException:
             valid = False
         if len(_VERDICTS) >= _VERDICTS_MAX:
@@ -220,6 +228,11 @@ def _parse(value: str, region: str | None) -> bool:
     return valid
 
 
+# Whether is_valid_number tries the US first for country code 1, on the whole number.
+_US_META = phonenumbers.PhoneMetadata.metadata_for_region("US")
+_US_FIRST = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(1, ())[:1] == ("US",) and (
+    _US_META is not None and _US_META.leading_digits is None
+)
 # What a North American number may be written with around its digits (and parse ignores).
 _NANP_MARKS = str.maketrans(dict.fromkeys(" ().-"))
 

@@ -145,6 +145,18 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
             assert fast == _parsed(value, region), value
             assert validators._parse(value, region) == phonenumbers.is_valid_number(fast)
     validators.forget()
+    # Valid in the US, elsewhere in North America (Canada, the Bahamas, Jamaica), or nowhere.
+    for value in [
+        "(415) 555-0142",
+        "416-555-0199",
+        "+1 242 357 1234",
+        "876 927 1234",
+        "800 555 0142",
+        "999 555 0142",
+    ]:
+        expected = phonenumbers.is_valid_number(phonenumbers.parse(value, "US"))
+        assert validators._parse(value, "US") == expected, value
+    validators.forget()
     assert taken > 500
 
 
