@@ -112,8 +112,13 @@ def phone_formatted(value: str) -> int:
     return _phone_prefix(value, grouped=True)
 
 
-# Runs of digits; linear (one character class), so the standard library's engine is safe here.
-_DIGIT_RUNS = re.compile(r"\d+")
+# What _may_be_grouped_phone accepts, as one match from the start: some digit, and a "+" first,
+# or a first digit "0", or first runs of digits 3-3-4, 1-3-3-4 or 5-5 (the first digit 6-9).
+# Each \D run is followed by a digit and the reverse: linear on the standard library's engine.
+_GROUPED_START = re.compile(
+    r"(?=\D*\d)(?:\s*\+|\D*(?:0|\d{3}\D+\d{3}\D+\d{4}(?!\d)|\d\D+\d{3}\D+\d{3}\D+\d{4}(?!\d)"
+    r"|[6-9]\d{4}\D+\d{5}(?!\d)))"
+)
 
 
 def _may_be_grouped_phone(value: str) -> bool:
@@ -125,13 +130,7 @@ def _may_be_grouped_phone(value: str) -> bool:
     ``value``: it starts with "+", or its first digit is a trunk "0" (or "00"), or its groups
     are NANP ones (3-3-4, 1-3-3-4) or an Indian mobile's 5-5.
     """
-    runs = _DIGIT_RUNS.findall(value)
-    if not runs:
-        return False
-    if value.lstrip().startswith("+") or runs[0][0] == "0":
-        return True
-    sizes = [len(r) for r in runs[:4]]
-    return sizes[:3] == [3, 3, 4] or sizes == [1, 3, 3, 4] or (sizes[:2] == [5, 5] and runs[0][0] in "6789")
+    return _GROUPED_START.match(value) is not None
 
 
 def phone_national(value: str) -> int:
