@@ -277,8 +277,10 @@ def worker_main(settings: Settings, index: int, ready: Any) -> None:
     def report(ok: bool) -> None:
         ready.value = 1 if ok else 0
 
+    from scrubber.service import run_loop
+
     try:
-        asyncio.run(_worker(settings, report))
+        run_loop(_worker(settings, report), settings.event_loop)
     except (ConfigError, RuleError) as exc:
         log.error("cannot start", error=str(exc))
         raise SystemExit(EXIT_CONFIG) from None

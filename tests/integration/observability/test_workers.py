@@ -91,6 +91,9 @@ def test_two_workers_one_scrape_restart_and_clean_stop(kafka_bootstrap: str) -> 
         assert len(workers) == 3 and not any(alive(pid) for pid in workers)
         events = [r["event"] for r in s.log_records()]
         assert "worker exited" in events and events[-1] == "supervisor stopped"
+        # Each worker (the two first ones and the one started after the kill) serves on uvloop.
+        loops = [r["event_loop"] for r in s.log_records() if r["event"] == "starting"]
+        assert loops == ["uvloop"] * 3
         # Two workers of two scrub processes each: more than this machine's CPUs?
         crowded = len(os.sched_getaffinity(0)) < 4
         assert ("kafka scrub processes outnumber the CPUs" in events) == crowded
