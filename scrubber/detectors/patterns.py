@@ -398,11 +398,12 @@ class PatternDetector:
             words.update(r.cue_words)
         self.cues = CueIndex(words)
         # Which rules a message can wake, so that a message wakes few and the rest cost nothing.
-        # A rule that needs digits is woken by the count of digits (the rules for each count
-        # are worked out here); any other rule with a gate, by one of its gate strings; one that
-        # requires cues, by a cue of one of those lists. A woken rule still has all its
-        # pre-checks made (``_Text.admits``) before its pattern runs, but for what woke it: its
-        # digit count, its gate, or its cue lists (the check is None when nothing is left).
+        # A rule that requires cues is woken by a cue of one of those lists; one with a gate, by
+        # one of its gate strings (but when it also needs digits and a gate is one character,
+        # found in most texts, by its digits); any other, by the count of digits (the rules for
+        # each count are worked out here). A woken rule still has all its pre-checks made
+        # (``_Text.admits``) before its pattern runs, but for what woke it: its digit count, its
+        # gate, or its cue lists (the check is None when nothing is left).
         folded: dict[str, set[int]] = {}
         cased: dict[str, set[int]] = {}
         by_list: dict[str, set[int]] = {}
