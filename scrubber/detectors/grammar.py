@@ -439,14 +439,11 @@ class GrammarDetector:
         # Most messages have no cue that lets them in (their cues are words like "order" or
         # "version", if any): one search for those cues alone proves it, without the scan.
         # Words joined in camel case are scanned apart (_scan), so they take the long way.
-        if (
-            _CAMEL_PAIR.search(text) is None
-            and not g.cues.may_find(text, g.gate_lists)
-            and not self._masked_only(text, 0, len(text))
-        ):
-            return None
-        hits = _scan(self.grammar.cues, text)
-        if hits.lists & self.grammar.gate_lists or self._masked_only(text, 0, len(text)):
+        if _CAMEL_PAIR.search(text) is None and not g.cues.may_find(text, g.gate_lists):
+            # Only a masked value can let it in (asked once: on a long text it is the dearest).
+            return list(g.cues.scan(text)) if self._masked_only(text, 0, len(text)) else None
+        hits = _scan(g.cues, text)
+        if hits.lists & g.gate_lists or self._masked_only(text, 0, len(text)):
             return list(hits)
         return None
 
