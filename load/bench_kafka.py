@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import multiprocessing
 import os
 import signal
@@ -54,19 +55,21 @@ def _run_proxy(doc: dict[str, Any], passthrough: bool, ready: Any) -> None:
     # By its module's name: scrub processes cannot import this run's __main__ (or __mp_main__).
     from load.bench_kafka import passthrough_scrubber
     from scrubber.kafka import KafkaProxy, engine_scrubber
+    from scrubber.service import run_loop
+
+    settings = config.parse(doc)
 
     async def main() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        proxy = KafkaProxy(
-            config.parse(doc), make_scrubber=passthrough_scrubber if passthrough else engine_scrubber
-        )
+        proxy = KafkaProxy(settings, make_scrubber=passthrough_scrubber if passthrough else engine_scrubber)
         await proxy.start()
         ready.set()
         await stop.wait()
         await proxy.stop()
 
-    asyncio.run(main())
+    # On the event loop `scrubber run` would use (uvloop when installed).
+    run_loop(main(), settings.event_loop)
 
 
 @dataclass
@@ -221,9 +224,11 @@ def table(results: list[Result], rate: float, scrub_processes: int) -> str:
     base = results[0].rate
     executor = "thread" if scrub_processes == 0 else f"{scrub_processes} process(es)"
     load = os.getloadavg()[0]
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"  # event_loop: auto
     lines = [
         f"Kafka proxy end to end, chat/log stream, {PARTITIONS} partitions, scrubbing in a {executor}; "
-        f"latency at {rate:.0f} msg/s offered; load average {load:.1f} on {os.cpu_count()} cores",
+        f"latency at {rate:.0f} msg/s offered; {loop} event loop; "
+        f"load average {load:.1f} on {os.cpu_count()} cores",
         f"{'mode':<14}{'messages':>9}{'msg/s':>10}{'of pass':>9}{'p50 ms':>9}{'p99 ms':>9}",
     ]
     for res in results:
