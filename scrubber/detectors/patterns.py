@@ -407,7 +407,7 @@ class PatternDetector:
         folded: dict[str, set[int]] = {}
         cased: dict[str, set[int]] = {}
         by_list: dict[str, set[int]] = {}
-        by_digits: list[tuple[int, int]] = []
+        by_digits: list[tuple[int, int, int]] = []
         checks: list[_Check | None] = []
         for i, r in enumerate(self.rules):
             least = max(r.min_digits, r.min_run)
@@ -418,8 +418,6 @@ class PatternDetector:
                 check = (r.min_digits, r.min_run, r.min_count, r.gate_folded, r.gate_cased)
             elif gated:
                 check = (r.min_digits, r.min_run, r.min_count, (), ())
-            elif least:
-                check = (0, r.min_run, r.min_count, r.gate_folded, r.gate_cased)
             else:
                 check = (0, 0, r.min_count, r.gate_folded, r.gate_cased)
             checks.append(check if any(check) else None)
@@ -432,14 +430,20 @@ class PatternDetector:
                 for g in r.gate_cased:
                     cased.setdefault(g, set()).add(i)
             else:
-                by_digits.append((least, i))
+                by_digits.append((least, r.min_run, i))
         # What the loop over woken rules needs of each: the rule, what is left to check, and
         # what an ASCII text must contain.
         plans = tuple((r, check, r.needs) for r, check in zip(self.rules, checks, strict=True))
         self._plans = plans
-        self._most_digits = max((least for least, _ in by_digits), default=0)
+        # Woken by digits: the rules for each (digit count, longest run) bucket, the pair read as
+        # one index; the run is only worked out where some rule's min_run can be met.
+        self._most_digits = max((least for least, _, _ in by_digits), default=0)
+        self._most_run = max((run for _, run, _ in by_digits), default=0)
+        self._least_run = min((run for _, run, _ in by_digits if run), default=0)
         self._by_count_ix = tuple(
-            tuple(i for least, i in by_digits if least <= n) for n in range(self._most_digits + 1)
+            tuple(i for least, run, i in by_digits if least <= n and run <= m)
+            for n in range(self._most_digits + 1)
+            for m in range(self._most_run + 1)
         )
         self._by_count = tuple(tuple(plans[i] for i in ix) for ix in self._by_count_ix)
         self._folded = tuple((g, frozenset(ix)) for g, ix in folded.items())
@@ -455,7 +459,9 @@ class PatternDetector:
 
     def _woken(self, doc: _Text) -> Sequence[_Plan]:
         """The rules worth trying on ``doc``, in rule order."""
-        bucket = min(doc.digits, self._most_digits) if self._most_digits else 0
+        digits = min(doc.digits, self._most_digits) if self._most_digits else 0
+        run = min(doc.run, self._most_run) if self._least_run and digits >= self._least_run else 0
+        bucket = digits * (self._most_run + 1) + run
         folded, cased = self._any_folded, self._any_cased
         if (folded is not None and folded.search(doc.lower)) or (
             cased is not None and cased.search(doc.text)
