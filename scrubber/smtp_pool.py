@@ -10,8 +10,8 @@ with ``ScrubError("time_budget")``.
 ``processes == 0``: one thread in this process (for tests and small set-ups); the budget is then
 checked between batches of text only, never enforced by force.
 
-Parent and worker talk over the worker's stdin/stdout in frames: an 8-byte big-endian length,
-then a pickle. The first frame to the worker is its :class:`EngineSpec`; it answers
+Parent and worker talk in frames over the worker's stdin/stdout (:mod:`scrubber.pipes`). The
+first frame to the worker is its :class:`EngineSpec`; it answers
 ``("ready",)`` once its engine is built, then one reply per message (see :func:`run_job`). A
 reply carries the scrubbed bytes and counts (:class:`Scrubbed`), not the findings themselves:
 a 5 MB text has some 26,000, and unpickling them held the relay's event loop for 0.14 s.
@@ -20,16 +20,12 @@ a 5 MB text has some 26,000, and unpickling them held the relay's event loop for
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import pickle
-import signal
-import struct
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
 import structlog
 
@@ -37,6 +33,7 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
+from scrubber.pipes import PipeWorker, read_frame, worker_streams, write_frame
 from scrubber.smtp_delivery import wire_form
 
 LARGE_MESSAGE_BYTES = 512 * 1024
@@ -45,7 +42,7 @@ GRACE_SECONDS = 1.0
 START_TIMEOUT = 120.0
 # A message that waits this long for a free worker gets a temporary failure (the sender retries).
 QUEUE_TIMEOUT = 60.0
-_FRAME = struct.Struct(">Q")
+STOP_GRACE = 2.0  # seconds a worker has to exit once its stdin is closed
 WARM_UP = "Hi, my name is Jane Roe. My SSN ends in 6789; call 415-555-0142 or mail jane@example.com."
 
 log = structlog.get_logger("scrubber.smtp")
@@ -112,62 +109,32 @@ def run_job(scrubber: Scrubber, spec: EngineSpec, data: bytes, budget: float) ->
 
 
 # --------------------------------------------------------------------------- the worker side
-def _read_frame(stream: BinaryIO) -> Any:
-    head = stream.read(_FRAME.size)
-    if len(head) < _FRAME.size:
-        raise EOFError
-    (size,) = _FRAME.unpack(head)
-    body = stream.read(size)
-    if len(body) < size:
-        raise EOFError
-    return pickle.loads(body)
-
-
-def _write_frame(stream: BinaryIO, obj: Any) -> None:
-    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_FRAME.pack(len(body)))
-    stream.write(body)  # not joined to the length: a message is not copied once more
-    stream.flush()
-
-
 def worker_main() -> None:
     """A worker: frames in on stdin, frames out on stdout (anything else printed goes to stderr)."""
-    # Ctrl-C reaches the whole process group; the parent decides when workers stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if len(sys.argv) > 1:
         os.nice(int(sys.argv[1]))
-    inp = os.fdopen(os.dup(0), "rb")
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    spec: EngineSpec = _read_frame(inp)
+    inp, out = worker_streams()
+    spec: EngineSpec = read_frame(inp)
     scrubber = spec.build()
-    _write_frame(out, ("ready",))
+    write_frame(out, ("ready",))
     while True:
         try:
-            data, budget = _read_frame(inp)
+            data, budget = read_frame(inp)
         except EOFError:
             return
-        _write_frame(out, run_job(scrubber, spec, data, budget))
+        write_frame(out, run_job(scrubber, spec, data, budget))
 
 
 # --------------------------------------------------------------------------- the parent side
-class _Worker:
+class _Worker(PipeWorker):
     def __init__(self, proc: asyncio.subprocess.Process, bulk: bool) -> None:
-        self.proc = proc
+        super().__init__(proc)
         self.bulk = bulk
 
     @classmethod
     async def start(cls, spec: EngineSpec, bulk: bool) -> _Worker:
         nice = [str(BULK_NICE)] if bulk else []
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "scrubber.smtp_pool",
-            *nice,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        worker = cls(proc, bulk)
+        worker = cls(await cls.spawn("scrubber.smtp_pool", *nice), bulk)
         try:
             reply = await asyncio.wait_for(worker.call(spec), START_TIMEOUT)
         except BaseException:
@@ -177,31 +144,6 @@ class _Worker:
             worker.kill()
             raise RuntimeError("scrub worker did not start")
         return worker
-
-    async def call(self, obj: Any) -> Any:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        self.proc.stdin.write(_FRAME.pack(len(body)))
-        self.proc.stdin.write(body)
-        await self.proc.stdin.drain()
-        (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
-        return pickle.loads(await self.proc.stdout.readexactly(size))
-
-    def alive(self) -> bool:
-        return self.proc.returncode is None
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
-
-    async def stop(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        try:
-            await asyncio.wait_for(self.proc.wait(), 2)
-        except TimeoutError:
-            self.kill()
-            await self.proc.wait()
 
 
 class ScrubPool:
@@ -241,7 +183,7 @@ class ScrubPool:
             task.cancel()
         workers = list(self._workers)
         self._workers.clear()
-        await asyncio.gather(*(w.stop() for w in workers), return_exceptions=True)
+        await asyncio.gather(*(w.stop(STOP_GRACE) for w in workers), return_exceptions=True)
         # Killed workers are reaped here too, before the event loop that owns their pipes ends.
         await asyncio.gather(*(w.proc.wait() for w in self._dying), return_exceptions=True)
 
@@ -303,7 +245,7 @@ class ScrubPool:
                 delay = min(delay * 2, 30.0)
                 continue
             if not self._started:
-                await worker.stop()
+                await worker.stop(STOP_GRACE)
                 return
             self._workers.add(worker)
             self._idle[bulk].put_nowait(worker)

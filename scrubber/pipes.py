@@ -1,0 +1,106 @@
+"""Scrub workers as child processes that talk to their parent over stdin and stdout.
+
+The SMTP relay and the Kafka proxy both scrub in workers of this kind (``python -m
+scrubber.smtp_pool``, ``python -m scrubber.kafka_pool``). A message between the two sides is a
+frame: an 8-byte big-endian length, then a pickle. Pipes rather than a ``multiprocessing`` pool:
+they leave nothing behind when either side is killed (a pool's queues hold named semaphores that
+only a clean exit removes), and a worker whose stdin closes knows that its parent is gone.
+
+The worker side is synchronous (:func:`worker_streams`, :func:`read_frame`, :func:`write_frame`);
+the parent side is :class:`PipeWorker`, on the parent's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import signal
+import struct
+import sys
+from typing import Any, BinaryIO
+
+_FRAME = struct.Struct(">Q")
+
+
+# --------------------------------------------------------------------------- the worker side
+def worker_streams() -> tuple[BinaryIO, BinaryIO]:
+    """The worker's frame streams (its stdin and stdout); anything printed later goes to stderr.
+
+    Ctrl-C reaches the whole process group: the parent decides when its workers stop.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    inp = os.fdopen(os.dup(0), "rb")
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    return inp, out
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    """The next frame's object; EOFError when the parent closed the pipe (mid-frame too)."""
+    head = stream.read(_FRAME.size)
+    if len(head) < _FRAME.size:
+        raise EOFError
+    (size,) = _FRAME.unpack(head)
+    body = stream.read(size)
+    if len(body) < size:
+        raise EOFError
+    return pickle.loads(body)
+
+
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_FRAME.pack(len(body)))
+    stream.write(body)  # not joined to the length: a large message is not copied once more
+    stream.flush()
+
+
+# --------------------------------------------------------------------------- the parent side
+class PipeWorker:
+    """One worker process, seen from its parent."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @staticmethod
+    async def spawn(module: str, *args: str) -> asyncio.subprocess.Process:
+        """``python -m module args...`` with pipes on stdin and stdout (stderr is the parent's)."""
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            module,
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+
+    async def call(self, obj: Any, reply: bool = True) -> Any:
+        """Send ``obj``; then (with ``reply``) read the answer. A dead worker raises
+        ``asyncio.IncompleteReadError`` or ``ConnectionError``."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        self.proc.stdin.write(_FRAME.pack(len(body)))
+        self.proc.stdin.write(body)
+        await self.proc.stdin.drain()
+        if not reply:
+            return None
+        (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
+        return pickle.loads(await self.proc.stdout.readexactly(size))
+
+    def alive(self) -> bool:
+        return self.proc.returncode is None
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+
+    async def stop(self, grace: float) -> None:
+        """Close its stdin (it exits when it reads the end); kill it if it has not within ``grace``."""
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(self.proc.wait(), grace)
+        except TimeoutError:
+            self.kill()
+            await self.proc.wait()
