@@ -5,7 +5,9 @@ A sentence is cut on whitespace (scrubber.detectors.tokens), its number-like val
 one right next to it ("zip code 9 4 1 0 5", "last4=0293"), or else the one fewest steps away in
 the sentence's dependency tree. A rule of grammar/rules.yaml then says whether a value of that
 shape, governed by a cue of that list, is an entity. Only sentences with a cue and something
-number-like reach the parser, and only when no cue stands right next to every value.
+number-like reach the parser, and only when no cue stands right next to every value and
+the findings of the detectors before it (``known``, from the engine) do not already settle it
+("the new one is 5163 2643 8457 6132": the card pattern found it whole; see _settled).
 """
 
 from __future__ import annotations
