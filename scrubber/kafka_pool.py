@@ -1,10 +1,10 @@
 """Kafka scrubbing in worker processes (``kafka.scrub_processes >= 1``).
 
 Each worker is ``python -m scrubber.kafka_pool``: it builds the route scrubbers once and then
-answers one slice of records at a time. Parent and worker talk over the worker's stdin/stdout in
-frames (an 8-byte big-endian length, then a pickle): first the settings and the scrubber
-factory, answered by ``("ready",)``; then ``(route index, items, budget, headers)``, answered by
-``("ok", outcomes)`` or ``("error", kind)``.
+answers one slice of records at a time, in frames over its stdin/stdout (:mod:`scrubber.pipes`):
+first the import path and logging, then the settings and the scrubber factory, answered by
+``("ready",)``; then ``(route index, items, budget, headers)``, answered by ``("ok", outcomes)``
+or ``("error", kind)``.
 
 Pipes rather than a ``multiprocessing`` pool, for two reasons. A pool's queues hold named POSIX
 semaphores that only the process that made them unlinks when it exits cleanly: after a kill -9
@@ -22,9 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import pickle
-import signal
-import struct
 import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO
@@ -33,10 +30,10 @@ import structlog
 
 from scrubber.config import ConfigError, Settings
 from scrubber.kafka import Headers, Items, Outcome, ScrubberFactory, build_route_scrubbers
+from scrubber.pipes import PipeWorker, read_frame, worker_streams, write_frame
 
 START_TIMEOUT = 180.0
 STOP_GRACE = 5.0
-_FRAME = struct.Struct(">Q")
 # Run through each engine once at start, so that models loaded on first use (the parser) are
 # loaded before the first record, not on its time budget.
 WARM_UP = "Hi, my name is Jane Roe; my SSN ends in 6789, call 415-555-0142 or mail jane@example.com."
@@ -53,31 +50,9 @@ class WorkerLost(Exception):
 
 
 # --------------------------------------------------------------------------- the worker side
-def _read_frame(stream: BinaryIO) -> Any:
-    head = stream.read(_FRAME.size)
-    if len(head) < _FRAME.size:
-        raise EOFError
-    (size,) = _FRAME.unpack(head)
-    body = stream.read(size)
-    if len(body) < size:
-        raise EOFError
-    return pickle.loads(body)
-
-
-def _write_frame(stream: BinaryIO, obj: Any) -> None:
-    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_FRAME.pack(len(body)))
-    stream.write(body)
-    stream.flush()
-
-
 def worker_main() -> None:
     """A worker: frames in on stdin, frames out on stdout (anything printed goes to stderr)."""
-    # Ctrl-C reaches the whole process group; the proxy decides when its workers stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    inp = os.fdopen(os.dup(0), "rb")
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
+    inp, out = worker_streams()
     try:
         _serve(inp, out)
     except (EOFError, BrokenPipeError):
@@ -90,30 +65,30 @@ def worker_main() -> None:
 def _serve(inp: BinaryIO, out: BinaryIO) -> None:
     # First plain data: where to import from (the factory may live outside the package, as the
     # proxy's own import path finds it) and how to log; then what to build.
-    path, log_format, log_level = _read_frame(inp)
+    path, log_format, log_level = read_frame(inp)
     sys.path[:] = path
     from scrubber.logs import configure
 
     configure(log_format, log_level)
     try:
-        settings, make_scrubber = _read_frame(inp)
+        settings, make_scrubber = read_frame(inp)
         routes = build_route_scrubbers(settings, make_scrubber)
         for scrubber in {id(r.scrubber): r.scrubber for r in routes}.values():
             scrubber.scrub_many([WARM_UP])
     except EOFError:
         raise
     except Exception as exc:  # a rule file or policy the engine refuses: the proxy cannot start
-        _write_frame(out, ("error", type(exc).__name__, str(exc)))
+        write_frame(out, ("error", type(exc).__name__, str(exc)))
         return
-    _write_frame(out, ("ready",))
+    write_frame(out, ("ready",))
     while True:
-        index, items, budget, headers = _read_frame(inp)
+        index, items, budget, headers = read_frame(inp)
         try:
             reply: tuple[Any, ...] = ("ok", routes[index].run(items, budget, headers))
         except Exception as exc:
             log.error("kafka_scrub_failed", error=type(exc).__name__)
             reply = ("error", type(exc).__name__)
-        _write_frame(out, reply)
+        write_frame(out, reply)
 
 
 # --------------------------------------------------------------------------- the parent side
@@ -122,19 +97,10 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
-class _Worker:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-
+class _Worker(PipeWorker):
     @classmethod
     async def start(cls, settings: Settings, make_scrubber: ScrubberFactory) -> _Worker:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "scrubber.kafka_pool",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
+        proc = await cls.spawn("scrubber.kafka_pool")
         worker = cls(proc)
         log_cfg = settings.logging
         try:
@@ -152,32 +118,6 @@ class _Worker:
             kind, detail = (reply[1], reply[2]) if reply[0] == "error" else ("unknown", repr(reply))
             raise ConfigError(f"kafka scrub process cannot start: {kind}: {detail}")
         return worker
-
-    async def call(self, obj: Any, reply: bool = True) -> Any:
-        """Send ``obj``; then (with ``reply``) read the answer."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        self.proc.stdin.write(_FRAME.pack(len(body)))
-        self.proc.stdin.write(body)
-        await self.proc.stdin.drain()
-        if not reply:
-            return None
-        (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
-        return pickle.loads(await self.proc.stdout.readexactly(size))
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
-
-    async def stop(self) -> None:
-        """Close its stdin (it exits when it reads the end); kill it if it does not."""
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        try:
-            await asyncio.wait_for(self.proc.wait(), STOP_GRACE)
-        except TimeoutError:
-            self.kill()
-            await self.proc.wait()
 
 
 class ScrubProcesses:
@@ -201,7 +141,7 @@ class ScrubProcesses:
         workers = [w for w in started if isinstance(w, _Worker)]
         failed = [e for e in started if isinstance(e, BaseException)]
         if failed:
-            await asyncio.gather(*(w.stop() for w in workers))
+            await asyncio.gather(*(w.stop(STOP_GRACE) for w in workers))
             raise failed[0]
         for w in workers:
             self._workers.add(w)
@@ -218,7 +158,7 @@ class ScrubProcesses:
             task.cancel()
         workers = list(self._workers)
         self._workers.clear()
-        await asyncio.gather(*(w.stop() for w in workers), return_exceptions=True)
+        await asyncio.gather(*(w.stop(STOP_GRACE) for w in workers), return_exceptions=True)
 
     async def run(
         self, index: int, items: Items, budget: float, headers: Sequence[Headers] | None
@@ -285,7 +225,7 @@ class ScrubProcesses:
                 delay = min(delay * 2, 30.0)
                 continue
             if not self._started:
-                await worker.stop()
+                await worker.stop(STOP_GRACE)
                 return
             self._workers.add(worker)
             self._idle.put_nowait(worker)
