@@ -116,13 +116,16 @@ class Scrubber:
         with _Guard() as guard:
             for guard.det, takes_deadline, takes_known in self._plan:
                 if takes_known:
-                    kept.extend(self._keep(text, found[vetted:]))
-                    vetted = len(found)
-                    _check_deadline(deadline, guard.det)
+                    if len(found) > vetted:
+                        kept.extend(self._keep(text, found[vetted:]))
+                        vetted = len(found)
+                    if deadline is not None:
+                        _check_deadline(deadline, guard.det)
                     found.extend(guard.det.detect(text, known=kept, spared=spared))  # type: ignore[call-arg]
                 else:
                     found.extend(_run(guard.det, takes_deadline, text, deadline))
-        kept.extend(self._keep(text, found[vetted:]))
+        if len(found) > vetted:
+            kept.extend(self._keep(text, found[vetted:]))
         if spared and not _spared_idle(text, kept, spared):
             return None
         return self._finish(text, kept, vetted=True)
