@@ -33,11 +33,29 @@ def _feed(scrubber: Scrubber, texts: Sequence[str]) -> None:
         scrubber.scrub_many(texts[i : i + BATCH])
 
 
+# Partial values that only the parser can tie to their cue; one in PARSED_EVERY messages of the
+# soak is one of these, with new digits each time. (Since whole values that a pattern already
+# found skip the parser, the mixed stream alone hardly reaches it.)
+PARSED = (
+    "Is {0} enough or do you need the whole social?",
+    "it's the card that ends in {0}, the blue one",
+    "{0} might be the last digits of the account phone, {1}",
+)
+PARSED_EVERY = 20
+
+
 def _mixed(n: int, seed: int) -> list[str]:
-    """Chat, log and e-mail messages: the e-mail bodies are what most often reaches the parser."""
+    """Chat, log and e-mail messages, and now and then a sentence that needs the parser."""
+    import random
+
     from load import streams
 
-    return streams.mixed(n, seed=seed)
+    texts = streams.mixed(n, seed=seed)
+    r = random.Random(seed)
+    for i in range(0, n, PARSED_EVERY):
+        digits = f"{r.randrange(10_000):04d}"
+        texts[i] = r.choice(PARSED).format(digits, r.choice(("Maya", "Jonas", "Priya", "Omar")))
+    return texts
 
 
 def peak_rows(n: int, level: int = 7) -> list[Row]:
@@ -48,7 +66,7 @@ def peak_rows(n: int, level: int = 7) -> list[Row]:
     how = f"{n:,} chat/log msgs"
     if MODEL_MODULE not in sys.modules:
         _feed(scrubber, _mixed(CHUNK, seed=1))
-        how += f" + {CHUNK:,} mixed msgs (chat/log alone never reached the parser)"
+        how += f" + {CHUNK:,} mixed msgs, some parsed (chat/log alone never reached the parser)"
     loaded = "spaCy model loaded" if MODEL_MODULE in sys.modules else "spaCy model never loaded"
     return [
         Row("memory", "RSS before the engine (interpreter + imports)", before, "MB"),
@@ -89,7 +107,7 @@ def soak_rows(seconds: float, level: int = 7) -> list[Row]:
             f"soak L{level}: RSS at start",
             start,
             "MB",
-            f"mixed stream, after the first {CHUNK} msgs",
+            f"mixed stream, 1 in {PARSED_EVERY} parsed, after the first {CHUNK} msgs",
         ),
         Row("memory", f"soak L{level}: RSS at end", end, "MB", f"{elapsed:.0f} s, {done:,} msgs, new values"),
         Row(
