@@ -1,12 +1,13 @@
 """Multi-process scaling of the engine: the same stream through 1 and through 2 worker processes.
 
-    .venv/bin/python -m load.scaling                 # 20,000 chat/log messages, level 7
+    .venv/bin/python -m load.scaling                 # 60,000 chat/log messages, level 7
     .venv/bin/python -m load.scaling --n 50000 --workers 1,2
 
 Each worker is a spawned process that builds its own ``Scrubber(Policy(level=7))`` (model
-loaded) before the clock starts; the stream is cut into ``scrub_many`` batches handed out by a
-``multiprocessing`` pool, and only a count comes back, so the figure is the engine's and not
-the pickling of results. Wall-clock time: on a machine shared with other work the ratio is
+loaded) and receives the whole stream before the clock starts; a ``multiprocessing`` pool then
+hands out share numbers (the worker scrubs its share in ``scrub_many`` batches) and only a count
+comes back, so the figure is the engine's and not the pickling of messages or results.
+Wall-clock time: on a machine shared with other work the ratio is
 noisy, so runs alternate between the pools and each figure is the best of three.
 """
 
@@ -27,39 +28,47 @@ from scrubber.engine import Scrubber
 
 BATCH = 64
 _scrubber: Scrubber | None = None
+_batches: list[Sequence[str]] = []
+PARTS_PER_WORKER = 8  # shares of the stream per worker, so that no worker idles at the end
 
 
-def _init(level: int, ready: multiprocessing.synchronize.Barrier) -> None:
-    global _scrubber
+def _init(level: int, stream: Sequence[str], ready: multiprocessing.synchronize.Barrier) -> None:
+    global _scrubber, _batches
     _scrubber = Scrubber(Policy(level=level))
     _scrubber.scrub_many(chat_log_stream(BATCH, seed=99))  # first-use costs before the clock starts
+    _batches = [stream[i : i + BATCH] for i in range(0, len(stream), BATCH)]
     ready.wait()
 
 
-def _work(batch: Sequence[str]) -> int:
+def _work(part: tuple[int, int]) -> int:
+    """Scrub share ``index`` of ``parts`` of the stream (every worker holds all of it)."""
     assert _scrubber is not None
-    return sum(len(r.findings) for r in _scrubber.scrub_many(batch))
+    index, parts = part
+    return sum(len(r.findings) for b in _batches[index::parts] for r in _scrubber.scrub_many(b))
 
 
 def rates(workers: Sequence[int], stream: Sequence[str], level: int, repeat: int) -> dict[int, float]:
     """Best messages/s (wall clock) over ``stream`` for each worker count.
 
+    Every worker gets the whole stream once, before the clock starts; a run hands out only
+    share numbers, so the parent's pickling does not take CPU from the workers it measures.
     All pools are started (and idle) first; then the runs alternate between them, so that a
     burst of other work on the machine falls on both sides of the comparison alike.
     """
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Barrier(sum(workers) + 1)
-    batches = [stream[i : i + BATCH] for i in range(0, len(stream), BATCH)]
     best = dict.fromkeys(workers, 0.0)
     with contextlib.ExitStack() as stack:
         pools = {
-            w: stack.enter_context(ctx.Pool(w, initializer=_init, initargs=(level, ready))) for w in workers
+            w: stack.enter_context(ctx.Pool(w, initializer=_init, initargs=(level, list(stream), ready)))
+            for w in workers
         }
         ready.wait(timeout=300)
         for _ in range(repeat):
             for w, pool in pools.items():
+                parts = w * PARTS_PER_WORKER
                 t0 = time.perf_counter()
-                pool.map(_work, batches, chunksize=1)
+                pool.map(_work, [(i, parts) for i in range(parts)], chunksize=1)
                 best[w] = max(best[w], len(stream) / (time.perf_counter() - t0))
     return best
 
@@ -67,7 +76,7 @@ def rates(workers: Sequence[int], stream: Sequence[str], level: int, repeat: int
 def bench_rows(
     quick: bool, n: int | None = None, workers: Sequence[int] = (1, 2), level: int = 7
 ) -> list[Row]:
-    n = n or (1_000 if quick else 20_000)
+    n = n or (1_000 if quick else 60_000)
     repeat = 1 if quick else 3
     stream = chat_log_stream(n, seed=1)
     cores = len(os.sched_getaffinity(0))
@@ -89,7 +98,7 @@ def bench_rows(
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m load.scaling", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=20_000, help="messages in the stream (default 20000)")
+    ap.add_argument("--n", type=int, default=60_000, help="messages in the stream (default 60000)")
     ap.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
     ap.add_argument("--level", type=int, default=7)
     a = ap.parse_args(argv)
