@@ -92,8 +92,12 @@ class PipeWorker:
         return self.proc.returncode is None
 
     def kill(self) -> None:
+        """SIGKILL it, and close our end of its stdin: its transport is done only once every
+        pipe is closed, and a write pipe to a dead process is not always noticed by itself."""
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
 
     async def stop(self, grace: float) -> None:
         """Close its stdin (it exits when it reads the end); kill it if it has not within ``grace``."""
