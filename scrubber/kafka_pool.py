@@ -30,7 +30,7 @@ import structlog
 
 from scrubber.config import ConfigError, Settings
 from scrubber.kafka import Headers, Items, Outcome, ScrubberFactory, build_route_scrubbers
-from scrubber.pipes import PipeWorker, read_frame, worker_streams, write_frame
+from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
 
 START_TIMEOUT = 180.0
 STOP_GRACE = 5.0
@@ -100,21 +100,14 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
 class _Worker(PipeWorker):
     @classmethod
     async def start(cls, settings: Settings, make_scrubber: ScrubberFactory) -> _Worker:
-        proc = await cls.spawn("scrubber.kafka_pool")
-        worker = cls(proc)
+        worker = cls(await cls.spawn("scrubber.kafka_pool"))
         log_cfg = settings.logging
         try:
-            await worker.call((list(sys.path), log_cfg.format, log_cfg.level), reply=False)
-            reply = await asyncio.wait_for(worker.call((settings, make_scrubber)), START_TIMEOUT)
-        except (EOFError, asyncio.IncompleteReadError, ConnectionError):
-            code = await proc.wait()
-            raise RuntimeError(f"kafka scrub process exited at start (exit code {code})") from None
-        except BaseException:
-            worker.kill()
-            await proc.wait()
-            raise
+            where = (list(sys.path), log_cfg.format, log_cfg.level)
+            reply = await worker.handshake(where, (settings, make_scrubber), timeout=START_TIMEOUT)
+        except WorkerExited as exc:
+            raise RuntimeError(f"kafka scrub process exited at start (exit code {exc.code})") from None
         if reply != ("ready",):
-            await proc.wait()
             kind, detail = (reply[1], reply[2]) if reply[0] == "error" else ("unknown", repr(reply))
             raise ConfigError(f"kafka scrub process cannot start: {kind}: {detail}")
         return worker

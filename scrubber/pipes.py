@@ -57,6 +57,14 @@ def write_frame(stream: BinaryIO, obj: Any) -> None:
 
 
 # --------------------------------------------------------------------------- the parent side
+class WorkerExited(Exception):
+    """The worker closed its end before answering (it exited, with ``code``)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"exit code {code}")
+        self.code = code
+
+
 class PipeWorker:
     """One worker process, seen from its parent."""
 
@@ -87,6 +95,30 @@ class PipeWorker:
             return None
         (size,) = _FRAME.unpack(await self.proc.stdout.readexactly(_FRAME.size))
         return pickle.loads(await self.proc.stdout.readexactly(size))
+
+    async def handshake(self, *frames: Any, timeout: float) -> Any:
+        """Send the start-up ``frames`` and return the worker's answer to the last one.
+
+        A worker that exits first raises :class:`WorkerExited`. One that does not answer within
+        ``timeout`` (or a cancelled start) is killed and reaped, and the exception goes on. A
+        worker that answers anything but ``("ready",)`` is reaped too: the answer says why.
+        """
+        try:
+            for frame in frames[:-1]:
+                await self.call(frame, reply=False)
+            reply = await asyncio.wait_for(self.call(frames[-1]), timeout)
+        except (EOFError, asyncio.IncompleteReadError, ConnectionError):
+            code = await self.proc.wait()
+            self.kill()  # only closes its stdin now
+            raise WorkerExited(code) from None
+        except BaseException:
+            self.kill()
+            await self.proc.wait()
+            raise
+        if reply != ("ready",):
+            self.kill()
+            await self.proc.wait()
+        return reply
 
     def alive(self) -> bool:
         return self.proc.returncode is None

@@ -33,7 +33,7 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
-from scrubber.pipes import PipeWorker, read_frame, worker_streams, write_frame
+from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
 from scrubber.smtp_delivery import wire_form
 
 LARGE_MESSAGE_BYTES = 512 * 1024
@@ -136,12 +136,10 @@ class _Worker(PipeWorker):
         nice = [str(BULK_NICE)] if bulk else []
         worker = cls(await cls.spawn("scrubber.smtp_pool", *nice), bulk)
         try:
-            reply = await asyncio.wait_for(worker.call(spec), START_TIMEOUT)
-        except BaseException:
-            worker.kill()
-            raise
+            reply = await worker.handshake(spec, timeout=START_TIMEOUT)
+        except WorkerExited as exc:
+            raise RuntimeError(f"scrub worker exited at start (exit code {exc.code})") from None
         if reply != ("ready",):
-            worker.kill()
             raise RuntimeError("scrub worker did not start")
         return worker
 
