@@ -29,7 +29,8 @@ from typing import Any, BinaryIO
 import structlog
 
 from scrubber.config import ConfigError, Settings
-from scrubber.kafka import Headers, Items, Outcome, ScrubberFactory, build_route_scrubbers
+from scrubber.kafka import TRANSPORT, Headers, Items, Outcome, ScrubberFactory, build_route_scrubbers
+from scrubber.observability import WORKER_RESTARTS
 from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
 
 START_TIMEOUT = 180.0
@@ -203,6 +204,7 @@ class ScrubProcesses:
         if not self._started:
             return
         log.warning("kafka_scrub_process_exited", exit_code=code, pid=worker.proc.pid)
+        WORKER_RESTARTS.labels(TRANSPORT).inc()
         task = asyncio.get_running_loop().create_task(self._respawn())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

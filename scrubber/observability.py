@@ -68,6 +68,11 @@ UPSTREAM_ERRORS = Counter("scrubber_upstream_errors", "Errors talking to the nex
 QUARANTINED = Counter(
     "scrubber_quarantined", "Messages held back instead of forwarded", ["transport", "reason"]
 )
+WORKER_RESTARTS = Counter(
+    "scrubber_worker_restarts",
+    "Scrub worker processes that died (or were stopped past their time budget) and were replaced",
+    ["transport"],
+)
 REGEX_TIMEOUTS = Counter("scrubber_regex_timeouts", "Pattern runs that exceeded their time budget")
 SMTP_TLS_FAILURES = Counter("scrubber_smtp_tls_failures", "STARTTLS handshakes with clients that failed")
 SMTP_AUTH_FAILURES = Counter("scrubber_smtp_auth_failures", "SMTP AUTH attempts that were refused")

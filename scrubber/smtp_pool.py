@@ -33,8 +33,9 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
+from scrubber.observability import WORKER_RESTARTS
 from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
-from scrubber.smtp_delivery import wire_form
+from scrubber.smtp_delivery import TRANSPORT, wire_form
 
 LARGE_MESSAGE_BYTES = 512 * 1024
 BULK_NICE = 10
@@ -221,6 +222,8 @@ class ScrubPool:
 
     def _replace(self, worker: _Worker) -> None:
         worker.kill()
+        if self._started:
+            WORKER_RESTARTS.labels(TRANSPORT).inc()
         self._workers.discard(worker)
         self._dying.add(worker)
         loop = asyncio.get_running_loop()

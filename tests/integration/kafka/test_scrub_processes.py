@@ -33,6 +33,10 @@ def quarantined(reason: str) -> float:
     return value or 0.0
 
 
+def restarts() -> float:
+    return REGISTRY.get_sample_value("scrubber_worker_restarts_total", {"transport": "kafka"}) or 0.0
+
+
 async def replaced(proxy: KafkaProxy, gone: set[int], count: int, timeout: float = 60.0) -> list[int]:
     """Wait until ``count`` scrub processes run again, none of them in ``gone``, and the proxy is ready."""
     deadline = time.monotonic() + timeout
@@ -54,7 +58,7 @@ async def test_a_record_that_kills_its_scrub_process_is_quarantined_and_the_rest
     await produce(bootstrap, raw, values)
     s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, scrub_processes=2)
     assert s.kafka is not None
-    before = quarantined("worker_crashed")
+    before, restarted = quarantined("worker_crashed"), restarts()
     async with running(s, make_scrubber=crashing_scrubber) as proxy:
         first = set(scrub_process_pids())
         assert len(first) == 2
@@ -66,6 +70,7 @@ async def test_a_record_that_kills_its_scrub_process_is_quarantined_and_the_rest
     assert (held.value, held.headers["scrubber-reason"]) == (values[5], b"worker_crashed")
     assert [r.value for r in out] == [f"{i}: mail [EMAIL_ADDRESS]".encode() for i in range(12) if i != 5]
     assert quarantined("worker_crashed") == before + 1
+    assert restarts() == restarted + 3
 
 
 async def test_a_scrub_process_killed_mid_stream_loses_nothing_and_is_replaced(bootstrap: str) -> None:
@@ -76,6 +81,7 @@ async def test_a_scrub_process_killed_mid_stream_loses_nothing_and_is_replaced(b
     values = {p: [f"{p}-{i} sleep 10 mail u{i}@example.com".encode() for i in range(n // 2)] for p in (0, 1)}
     s = settings(bootstrap, [{"in": raw, "out": clean}], level=3, scrub_processes=2, batch_size=20)
     assert s.kafka is not None
+    restarted = restarts()
     async with running(s, make_scrubber=crashing_scrubber) as proxy:
         await wait_ready(proxy, 60)
         (victim, other) = scrub_process_pids()
@@ -89,6 +95,7 @@ async def test_a_scrub_process_killed_mid_stream_loses_nothing_and_is_replaced(b
 
     assert other in pids
     assert held == []
+    assert restarts() == restarted + 1
     for p in (0, 1):
         got = [r.value for r in out if r.partition == p]
         # All of them, in order, once: the proxy itself never stopped, so nothing is read twice.
