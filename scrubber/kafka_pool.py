@@ -148,8 +148,12 @@ class ScrubProcesses:
 
     async def stop(self) -> None:
         self._started = False
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        # A cancelled start or exchange kills its worker and reaps it: let it finish, so that no
+        # process is left unreaped when the event loop that owns its pipes ends.
+        await asyncio.gather(*tasks, return_exceptions=True)
         workers = list(self._workers)
         self._workers.clear()
         await asyncio.gather(*(w.stop(STOP_GRACE) for w in workers), return_exceptions=True)
@@ -200,7 +204,7 @@ class ScrubProcesses:
     async def _replace(self, worker: _Worker) -> None:
         worker.kill()
         self._workers.discard(worker)
-        code = await worker.proc.wait()
+        code = await worker.reap()
         if not self._started:
             return
         log.warning("kafka_scrub_process_exited", exit_code=code, pid=worker.proc.pid)

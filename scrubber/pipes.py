@@ -22,6 +22,9 @@ import sys
 from typing import Any, BinaryIO
 
 _FRAME = struct.Struct(">Q")
+# Once a worker has exited, how long to wait for the end of its stdout (a dead process's pipe
+# ends at once, unless a grandchild holds it open).
+REAP_SECONDS = 5.0
 
 
 # --------------------------------------------------------------------------- the worker side
@@ -108,16 +111,15 @@ class PipeWorker:
                 await self.call(frame, reply=False)
             reply = await asyncio.wait_for(self.call(frames[-1]), timeout)
         except (EOFError, asyncio.IncompleteReadError, ConnectionError):
-            code = await self.proc.wait()
-            self.kill()  # only closes its stdin now
-            raise WorkerExited(code) from None
+            self.kill()  # it has exited: this only closes its stdin
+            raise WorkerExited(await self.reap()) from None
         except BaseException:
             self.kill()
-            await self.proc.wait()
+            await self.reap()
             raise
         if reply != ("ready",):
             self.kill()
-            await self.proc.wait()
+            await self.reap()
         return reply
 
     def alive(self) -> bool:
@@ -131,6 +133,19 @@ class PipeWorker:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
 
+    async def reap(self) -> int:
+        """Wait for it to end and read its stdout to the end; return its exit code.
+
+        The exit code can be known before the end of its stdout is read: a transport whose pipe
+        was never read to the end is never finished, and it complains (or fails, once the event
+        loop is closed) when it is collected later.
+        """
+        code = await self.proc.wait()
+        if self.proc.stdout is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.proc.stdout.read(), REAP_SECONDS)
+        return code
+
     async def stop(self, grace: float) -> None:
         """Close its stdin (it exits when it reads the end); kill it if it has not within ``grace``."""
         if self.proc.stdin is not None:
@@ -139,4 +154,4 @@ class PipeWorker:
             await asyncio.wait_for(self.proc.wait(), grace)
         except TimeoutError:
             self.kill()
-            await self.proc.wait()
+        await self.reap()

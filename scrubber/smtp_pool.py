@@ -178,13 +178,17 @@ class ScrubPool:
 
     async def stop(self) -> None:
         self._started = False
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        # A cancelled start or exchange kills its worker and reaps it: let it finish, so that no
+        # process is left unreaped when the event loop that owns its pipes ends.
+        await asyncio.gather(*tasks, return_exceptions=True)
         workers = list(self._workers)
         self._workers.clear()
         await asyncio.gather(*(w.stop(STOP_GRACE) for w in workers), return_exceptions=True)
         # Killed workers are reaped here too, before the event loop that owns their pipes ends.
-        await asyncio.gather(*(w.proc.wait() for w in self._dying), return_exceptions=True)
+        await asyncio.gather(*(w.reap() for w in self._dying), return_exceptions=True)
 
     async def scrub(self, data: bytes) -> Scrubbed:
         """Scrub one message; raises ScrubError with the reason it cannot be scrubbed."""
@@ -227,7 +231,7 @@ class ScrubPool:
         self._workers.discard(worker)
         self._dying.add(worker)
         loop = asyncio.get_running_loop()
-        reaper = loop.create_task(worker.proc.wait())
+        reaper = loop.create_task(worker.reap())
         self._reapers.add(reaper)
         reaper.add_done_callback(self._reapers.discard)
         reaper.add_done_callback(lambda _: self._dying.discard(worker))
