@@ -44,6 +44,8 @@ def resolve(findings: Iterable[Finding]) -> list[Finding]:
     cluster's union is the span, so a value is never half masked by two entities.
     """
     ordered = sorted(findings, key=lambda f: (f.start, -f.end))
+    if len(ordered) == 1:  # the common case: one finding, its own cluster
+        return ordered if ordered[0].end > ordered[0].start else []
     out: list[Finding] = []
     cluster: list[Finding] = []
     end = -1
