@@ -151,8 +151,9 @@ class Scrubber:
             for (guard.det, takes_deadline, takes_known), batch in zip(self._plan, self._batch, strict=True):
                 if takes_known:
                     for i, (t, acc) in enumerate(zip(texts, per_text, strict=True)):
-                        kept[i].extend(self._keep(t, acc[vetted[i] :]))
-                        vetted[i] = len(acc)
+                        if len(acc) > vetted[i]:
+                            kept[i].extend(self._keep(t, acc[vetted[i] :]))
+                            vetted[i] = len(acc)
                 if batch:
                     _check_deadline(deadline, guard.det)
                     if takes_known:
@@ -165,6 +166,9 @@ class Scrubber:
                     for acc, t, known, sp in zip(per_text, texts, kept, spared, strict=True):
                         _check_deadline(deadline, guard.det)
                         acc.extend(guard.det.detect(t, known=known, spared=sp))  # type: ignore[call-arg]
+                elif deadline is None:
+                    for acc, t in zip(per_text, texts, strict=True):
+                        acc.extend(guard.det.detect(t))
                 else:
                     for acc, t in zip(per_text, texts, strict=True):
                         acc.extend(_run(guard.det, takes_deadline, t, deadline))
@@ -172,7 +176,8 @@ class Scrubber:
             return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
         out = []
         for t, f, k, v, sp in zip(texts, per_text, kept, vetted, spared, strict=True):
-            k.extend(self._keep(t, f[v:]))
+            if len(f) > v:
+                k.extend(self._keep(t, f[v:]))
             if sp and not _spared_idle(t, k, sp):
                 out.append(self._scrub_plain(t, deadline))  # rare: see _scrub_known
             else:
