@@ -91,11 +91,9 @@ class Scrubber:
             for v in self.policy.allow
             if v.startswith(ALLOW_PATTERN)
         )
-        # Worked out once for the policy, so that a finding costs set look-ups: whether any value
-        # is allowed at all, which entities are masked (policy.masks) and, for operators that
-        # do not look at the value, the replacement itself.
+        # Worked out once for the policy: whether any value is allowed at all and, for operators
+        # that do not look at the value, the replacement itself.
         self._screens = bool(self._allow or self._allow_patterns)
-        self._masked = self.policy.masked_entities
         self._fixed = {e: fixed_replacement(e, self.policy.operator(e)) for e in ENTITIES}
 
     # ------------------------------------------------------------------ public API
@@ -248,12 +246,10 @@ class Scrubber:
         resolved = _consistent(text, resolved)
         if self.policy.level == 0:
             return ScrubResult(text, (), tuple(resolved))
-        masked_entities = self._masked
-        masked = tuple(f for f in resolved if f.entity in masked_entities)
-        observed: tuple[Finding, ...] = ()
-        if len(masked) < len(resolved):
-            observed = tuple(f for f in resolved if f.entity not in masked_entities)
-        return ScrubResult(self._apply(text, masked), masked, observed)
+        # Above level 0, _keep lets in only the entities the policy masks (self._wanted), and
+        # resolving, repeating and reconciling only pass those entities on: all are masked.
+        masked = tuple(resolved)
+        return ScrubResult(self._apply(text, masked), masked)
 
     def _apply(self, text: str, findings: Sequence[Finding]) -> str:
         """``text`` with each of ``findings`` (disjoint, sorted) replaced."""
