@@ -17,7 +17,7 @@ from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudge
 from scrubber.detectors.validators import documentation_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
-from scrubber.masking import placeholders, replacement
+from scrubber.masking import fixed_replacement, placeholders, replacement
 
 DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # A value found once is masked wherever else it stands in the same message, but only values
@@ -91,6 +91,10 @@ class Scrubber:
             for v in self.policy.allow
             if v.startswith(ALLOW_PATTERN)
         )
+        # Worked out once for the policy: whether any value is allowed at all and, for operators
+        # that do not look at the value, the replacement itself.
+        self._screens = bool(self._allow or self._allow_patterns)
+        self._fixed = {e: fixed_replacement(e, self.policy.operator(e)) for e in ENTITIES}
 
     # ------------------------------------------------------------------ public API
     def scrub(self, text: str) -> ScrubResult:
@@ -122,6 +126,8 @@ class Scrubber:
                     if deadline is not None:
                         _check_deadline(deadline, guard.det)
                     found.extend(guard.det.detect(text, known=kept, spared=spared))  # type: ignore[call-arg]
+                elif deadline is None:
+                    found.extend(guard.det.detect(text))
                 else:
                     found.extend(_run(guard.det, takes_deadline, text, deadline))
         if len(found) > vetted:
@@ -143,8 +149,9 @@ class Scrubber:
             for (guard.det, takes_deadline, takes_known), batch in zip(self._plan, self._batch, strict=True):
                 if takes_known:
                     for i, (t, acc) in enumerate(zip(texts, per_text, strict=True)):
-                        kept[i].extend(self._keep(t, acc[vetted[i] :]))
-                        vetted[i] = len(acc)
+                        if len(acc) > vetted[i]:
+                            kept[i].extend(self._keep(t, acc[vetted[i] :]))
+                            vetted[i] = len(acc)
                 if batch:
                     _check_deadline(deadline, guard.det)
                     if takes_known:
@@ -157,6 +164,9 @@ class Scrubber:
                     for acc, t, known, sp in zip(per_text, texts, kept, spared, strict=True):
                         _check_deadline(deadline, guard.det)
                         acc.extend(guard.det.detect(t, known=known, spared=sp))  # type: ignore[call-arg]
+                elif deadline is None:
+                    for acc, t in zip(per_text, texts, strict=True):
+                        acc.extend(guard.det.detect(t))
                 else:
                     for acc, t in zip(per_text, texts, strict=True):
                         acc.extend(_run(guard.det, takes_deadline, t, deadline))
@@ -164,7 +174,8 @@ class Scrubber:
             return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
         out = []
         for t, f, k, v, sp in zip(texts, per_text, kept, vetted, spared, strict=True):
-            k.extend(self._keep(t, f[v:]))
+            if len(f) > v:
+                k.extend(self._keep(t, f[v:]))
             if sp and not _spared_idle(t, k, sp):
                 out.append(self._scrub_plain(t, deadline))  # rare: see _scrub_known
             else:
@@ -205,13 +216,14 @@ class Scrubber:
         if not found:
             return []
         policy = self.policy
+        wanted, min_score, size, screens = self._wanted, policy.min_score, len(text), self._screens
         kept = [
             f
             for f in found
-            if f.entity in self._wanted
-            and f.score >= policy.min_score
-            and 0 <= f.start < f.end <= len(text)
-            and not self._allowed(text[f.start : f.end])
+            if f.entity in wanted
+            and f.score >= min_score
+            and 0 <= f.start < f.end <= size
+            and not (screens and self._allowed(text[f.start : f.end]))
             and (
                 f.entity != "IP_ADDRESS"
                 or policy.documentation_ips
@@ -224,17 +236,41 @@ class Scrubber:
 
     def _finish(self, text: str, found: list[Finding], *, vetted: bool = False) -> ScrubResult:
         """The result from all detectors' findings (``vetted``: already passed through _keep)."""
-        policy = self.policy
         kept = found if vetted else self._keep(text, found)
         if not kept:
             return ScrubResult(text, ())
         resolved = resolve(kept)
-        resolved = _consistent(text, resolve([*resolved, *_repeats(text, resolved)]))
-        if policy.level == 0:
+        repeats = _repeats(text, resolved)
+        if repeats:  # else resolving again would give ``resolved`` back: it is disjoint and sorted
+            resolved = resolve([*resolved, *repeats])
+        resolved = _consistent(text, resolved)
+        if self.policy.level == 0:
             return ScrubResult(text, (), tuple(resolved))
-        masked = tuple(f for f in resolved if policy.masks(f.entity))
-        observed = tuple(f for f in resolved if not policy.masks(f.entity))
-        return ScrubResult(_apply(text, masked, policy), masked, observed)
+        # Above level 0, _keep lets in only the entities the policy masks (self._wanted), and
+        # resolving, repeating and reconciling only pass those entities on: all are masked.
+        masked = tuple(resolved)
+        return ScrubResult(self._apply(text, masked), masked)
+
+    def _apply(self, text: str, findings: Sequence[Finding]) -> str:
+        """``text`` with each of ``findings`` (disjoint, sorted) replaced."""
+        policy = self.policy
+        parts: list[str] = []
+        pos = 0
+        cache: dict[tuple[str, str], str] = {}
+        for f in findings:
+            rep = self._fixed.get(f.entity)
+            if rep is None:
+                value = text[f.start : f.end]
+                key = (f.entity, value)
+                rep = cache.get(key)
+                if rep is None:
+                    rep = replacement(value, f.entity, policy.operator(f.entity), policy.hmac_key)
+                    cache[key] = rep
+            parts.append(text[pos : f.start])
+            parts.append(rep)
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts)
 
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:
@@ -352,10 +388,14 @@ def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
         if len(value) >= MIN_REPEAT_CHARS and value not in first:
             first[value] = f
     places: Iterable[tuple[str, int]]
-    if len(first) * len(text) <= FIND_BUDGET:
-        places = ((v, at) for v in first for at in _occurrences(text, v))
-    else:
+    if len(first) * len(text) > FIND_BUDGET:
         places = _occurrences_indexed(text, first)
+    else:
+        places = []
+        for value, f in first.items():
+            # Most values stand once, where they were found: two finds settle that.
+            if text.find(value) != f.start or text.find(value, f.start + 1) >= 0:
+                places.extend((value, at) for at in _occurrences(text, value))
     out = []
     for value, at in places:
         f = first[value]
@@ -400,30 +440,16 @@ def _word_char(text: str, i: int) -> bool:
 
 def _consistent(text: str, findings: list[Finding]) -> list[Finding]:
     """One entity per value in a message, so that a value always gets the same replacement."""
+    if len(findings) < 2:
+        return findings
+    values = [text[f.start : f.end] for f in findings]
+    if len(set(values)) == len(values):  # each value once: nothing to reconcile
+        return findings
     best: dict[str, Finding] = {}
-    for f in findings:
-        value = text[f.start : f.end]
+    for f, value in zip(findings, values, strict=True):
         held = best.get(value)
         if held is None or rank(f) < rank(held):
             best[value] = f
     return [
         f if (e := best[text[f.start : f.end]].entity) == f.entity else replace(f, entity=e) for f in findings
     ]
-
-
-def _apply(text: str, findings: Sequence[Finding], policy: Policy) -> str:
-    parts: list[str] = []
-    pos = 0
-    cache: dict[tuple[str, str], str] = {}
-    for f in findings:
-        value = text[f.start : f.end]
-        key = (f.entity, value)
-        rep = cache.get(key)
-        if rep is None:
-            rep = replacement(value, f.entity, policy.operator(f.entity), policy.hmac_key)
-            cache[key] = rep
-        parts.append(text[pos : f.start])
-        parts.append(rep)
-        pos = f.end
-    parts.append(text[pos:])
-    return "".join(parts)
