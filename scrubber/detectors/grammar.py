@@ -27,10 +27,12 @@ from scrubber import rulefile
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.tokens import (
     MASK_HINT,
+    SPELLED_WORD,
     Token,
     Value,
     masked_value_pattern,
     number_like,
+    number_stretches,
     tokenize,
     values,
 )
@@ -387,6 +389,18 @@ class GrammarDetector:
             for name in grammar.entity_lists
             if all(shape.fragment for rule in grammar.rules if name in rule.cues for shape in rule.shapes)
         )
+        # Per entity cue list: the fewest digits a shape of its rules takes, and the lists with
+        # a rule that takes letters too (see _out_of_reach).
+        self._fewest = {
+            name: min(min(s.digits) for rule in grammar.rules if name in rule.cues for s in rule.shapes)
+            for name in grammar.entity_lists
+        }
+        self._alnum_lists = frozenset(
+            name for rule in grammar.rules if any(s.alnum for s in rule.shapes) for name in rule.cues
+        )
+        # The best score a finding of this detector can have: a known finding above it outranks
+        # every one (the parse and a reply only take some off).
+        self._top = max((rule.score for rule in grammar.rules), default=0.0)
         self.stats = {
             "messages": 0,
             "gated_messages": 0,
@@ -439,9 +453,9 @@ class GrammarDetector:
             if hits is None:
                 continue
             self.stats["gated_messages"] += 1
-            sentences = self._sentences(i, text, hits, out[i])
+            around = _Around(known[i]) if known and known[i] else None
+            sentences = self._sentences(i, text, hits, out[i], around)
             self.stats["sentences"] += len(sentences)
-            around: _Around | None = None
             for s in sentences:
                 for v in s.values:
                     claim = self._adjacent(s, v)
@@ -453,11 +467,11 @@ class GrammarDetector:
                 pending, s.pending = s.pending, []
                 for v in pending:
                     if self._could_fit(text, v, s.qualified, named):
-                        if known and known[i]:
-                            around = around or _Around(known[i])
-                            if self._settled(text, s, v, around, None if spared is None else spared[i]):
-                                self.stats["settled_values"] += 1
-                                continue
+                        if around is not None and self._settled(
+                            text, s, v, around, None if spared is None else spared[i]
+                        ):
+                            self.stats["settled_values"] += 1
+                            continue
                         s.pending.append(v)
                     elif v.masked:
                         s.unclaimed.append(v)
@@ -495,12 +509,16 @@ class GrammarDetector:
             and MASK_HINT.search(text, start, end) is not None
         )
 
-    def _sentences(self, index: int, text: str, hits: list[CueHit], out: list[Finding]) -> list[_Sentence]:
+    def _sentences(
+        self, index: int, text: str, hits: list[CueHit], out: list[Finding], around: _Around | None
+    ) -> list[_Sentence]:
         """The sentences with values to judge; replies to a request are judged here and left out.
 
         A request asks for a fragment and gives none ("The last four of your SSN?"); a short
         sentence with one number and no cue after it, on the same line or one of the next
-        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021.").
+        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021."). A sentence that
+        can neither yield a finding the known ones (``around``) leave standing nor ask for a
+        value is left out before it is tokenized (_out_of_reach).
         """
         g = self.grammar
         found: list[_Sentence] = []
@@ -542,6 +560,8 @@ class GrammarDetector:
                     number = True
                 else:
                     continue
+                if number and request is None and self._out_of_reach(text, mine, s, e, around):
+                    continue
                 question = text[s:e].rstrip().endswith("?")
                 if not number and not (
                     g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine))
@@ -582,6 +602,44 @@ class GrammarDetector:
                 return False
         return (
             not text[start:end].rstrip().endswith("?") and self._any_masked.search(text, start, end) is None
+        )
+
+    def _out_of_reach(
+        self, text: str, hits: Sequence[CueHit], start: int, end: int, around: _Around | None
+    ) -> bool:
+        """Whether a sentence, with no request before it, can neither ask for a value nor yield
+        a finding that scrubbing would act on: so without tokenizing it.
+
+        Asking takes a qualifier (or a "4" glued to a cue) or a question mark (_asked). Every
+        finding spans a value exactly, with the entity and score of a rule of a cue in the
+        sentence (less a penalty), or of a masked rule for a masked value. With no spelled digit,
+        no masked value and no rule that takes letters, each value lies in one of the
+        number_stretches, with no more digits than it. A stretch with fewer digits than every
+        shape of those rules takes yields nothing; one inside a known finding that scores above
+        every rule (``_top``) yields only findings that resolve() drops for good, whatever their
+        entity: it puts each in that finding's cluster without widening it and never ranks it
+        first (see _settled). Nothing goes to ``spared`` for them either.
+        """
+        g = self.grammar
+        fewest = len(text) + 1  # digits no stretch has
+        for c in hits:
+            if c.lists & g.qualifiers:
+                return False
+            named = c.lists & g.entity_lists
+            if named:
+                if named & self._alnum_lists or _LAST4.match(text, c.end):
+                    return False
+                fewest = min(fewest, *(self._fewest[n] for n in named))
+        if g.carry_lines and text[start:end].rstrip().endswith("?"):
+            return False
+        for a, b, digits in number_stretches(text, start, end):
+            if digits >= fewest and (
+                around is None or not any(k.score > self._top for k in around.spanning(a, b))
+            ):
+                return False
+        return (
+            self._any_masked.search(text, start, end) is None
+            and SPELLED_WORD.search(text[start:end].lower()) is None
         )
 
     def _cues(self, text: str, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:
