@@ -516,9 +516,11 @@ class GrammarDetector:
 
         A request asks for a fragment and gives none ("The last four of your SSN?"); a short
         sentence with one number and no cue after it, on the same line or one of the next
-        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021."). A sentence that
-        can neither yield a finding the known ones (``around``) leave standing nor ask for a
-        value is left out before it is tokenized (_out_of_reach).
+        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021."). Given known
+        findings (``around``), a sentence that can neither yield a finding they leave standing
+        nor ask for a value is left out before it is tokenized (_out_of_reach). Without them,
+        so few sentences are (only those whose numbers are all too short) that the test would
+        cost more than it saves.
         """
         g = self.grammar
         found: list[_Sentence] = []
@@ -560,7 +562,12 @@ class GrammarDetector:
                     number = True
                 else:
                     continue
-                if number and request is None and self._out_of_reach(text, mine, s, e, around):
+                if (
+                    number
+                    and request is None
+                    and around is not None
+                    and self._out_of_reach(text, mine, s, e, around)
+                ):
                     continue
                 question = text[s:e].rstrip().endswith("?")
                 if not number and not (
@@ -604,9 +611,7 @@ class GrammarDetector:
             not text[start:end].rstrip().endswith("?") and self._any_masked.search(text, start, end) is None
         )
 
-    def _out_of_reach(
-        self, text: str, hits: Sequence[CueHit], start: int, end: int, around: _Around | None
-    ) -> bool:
+    def _out_of_reach(self, text: str, hits: Sequence[CueHit], start: int, end: int, around: _Around) -> bool:
         """Whether a sentence, with no request before it, can neither ask for a value nor yield
         a finding that scrubbing would act on: so without tokenizing it.
 
@@ -633,9 +638,7 @@ class GrammarDetector:
         if g.carry_lines and text[start:end].rstrip().endswith("?"):
             return False
         for a, b, digits in number_stretches(text, start, end):
-            if digits >= fewest and (
-                around is None or not any(k.score > self._top for k in around.spanning(a, b))
-            ):
+            if digits >= fewest and not any(k.score > self._top for k in around.spanning(a, b)):
                 return False
         return (
             self._any_masked.search(text, start, end) is None

@@ -9,7 +9,7 @@ that a value never carries the characters around it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
@@ -139,9 +139,9 @@ def masked_value_pattern(counts: Iterable[int] | None = None) -> re.Pattern[str]
     )
 
 
-def number_stretches(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int, int]]:
+def number_stretches(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, int]]:
     """Stretches of ``text[start:end]`` that hold every value ``values`` finds there, with at
-    most as many digits as each says: (start, end, digits), without tokenizing.
+    most as many digits as each says: (start, end, digits), in order, without tokenizing.
 
     Only for a stretch of text with no spelled digit (SPELLED_WORD), no masked value and no
     value of letters and digits (``alnum``): every value left is a run of number tokens, one
@@ -150,10 +150,10 @@ def number_stretches(text: str, start: int = 0, end: int | None = None) -> list[
     before any tail punctuation, whitespace or a cut comma; it is made of number characters,
     and ends in a digit or ")". So it lies in one match of _NUMBER_RUN, and a value in a run of
     matches with only such gaps between them (tests/unit/test_tokens_fast.py checks this on
-    random texts).
+    random texts). A generator: a caller that has seen enough stops the search.
     """
     stop = len(text) if end is None else end
-    out: list[tuple[int, int, int]] = []
+    held: tuple[int, int, int] | None = None  # the stretch a next match may still extend
     last = -1
     for m in _NUMBER_RUN.finditer(text, start, stop):
         run = m.group().rstrip(".-/+(")  # a number token ends in a digit or ")"
@@ -161,14 +161,16 @@ def number_stretches(text: str, start: int = 0, end: int | None = None) -> list[
         if not digits:
             continue
         a = m.start()
-        b = a + len(run)
-        if out and _GAP.fullmatch(text, last, a):
-            s, _, n = out[-1]
-            out[-1] = (s, b, n + digits)
-        else:
-            out.append((a, b, digits))
+        if held is not None:
+            if _GAP.fullmatch(text, last, a):
+                held = (held[0], a + len(run), held[2] + digits)
+                last = m.end()
+                continue
+            yield held
+        held = (a, a + len(run), digits)
         last = m.end()
-    return out
+    if held is not None:
+        yield held
 
 
 class Token(NamedTuple):

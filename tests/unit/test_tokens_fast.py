@@ -198,7 +198,7 @@ STRETCH_PIECES = [
 def _check_stretches(text: str, start: int, end: int) -> None:
     if SPELLED_WORD.search(text[start:end].lower()) or masked_value_pattern().search(text, start, end):
         return
-    stretches = number_stretches(text, start, end)
+    stretches = list(number_stretches(text, start, end))
     for v in values(tokenize(text, start, end)):
         inside = [(a, b, n) for a, b, n in stretches if a <= v.start and v.end <= b]
         assert any(n >= len(v.digits) for _, _, n in inside), (v, stretches)
