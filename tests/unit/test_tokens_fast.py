@@ -195,10 +195,11 @@ STRETCH_PIECES = [
 ]
 
 
-def _check_stretches(text: str, start: int, end: int) -> None:
+def _check_stretches(text: str, start: int, end: int, whole: bool = False) -> None:
+    """Every value of ``text[start:end]`` lies in a stretch of that range (or of the whole text)."""
     if SPELLED_WORD.search(text[start:end].lower()) or masked_value_pattern().search(text, start, end):
         return
-    stretches = list(number_stretches(text, start, end))
+    stretches = list(number_stretches(text) if whole else number_stretches(text, start, end))
     for v in values(tokenize(text, start, end)):
         inside = [(a, b, n) for a, b, n in stretches if a <= v.start and v.end <= b]
         assert any(n >= len(v.digits) for _, _, n in inside), (v, stretches)
@@ -213,6 +214,11 @@ def test_every_value_lies_in_a_number_stretch_with_no_fewer_digits(text: str, cu
     if spaces:
         start = spaces[cut % len(spaces)]
         _check_stretches(text, start, len(text) - cut if len(text) - cut > start else len(text))
+        # A sentence, which ends before whitespace, and the stretches of the whole text.
+        ends = [i for i in spaces if i - 1 > start] or [len(text)]
+        _check_stretches(
+            text, start, ends[cut % len(ends)] - 1 if ends != [len(text)] else len(text), whole=True
+        )
 
 
 @pytest.mark.parametrize(
