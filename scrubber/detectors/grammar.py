@@ -476,6 +476,8 @@ class GrammarDetector:
             around: _Around | None = None
             for s in sentences:
                 for v in s.values:
+                    if top and any(k.start <= v.start and v.end <= k.end for k in top):
+                        continue  # whatever it yields, resolve() drops it (see _beyond)
                     claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
