@@ -27,10 +27,12 @@ from scrubber import rulefile
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.tokens import (
     MASK_HINT,
+    SPELLED_WORD,
     Token,
     Value,
     masked_value_pattern,
     number_like,
+    number_stretches,
     tokenize,
     values,
 )
@@ -52,6 +54,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CAMEL_PAIR = re.compile(r"[A-Z](?<=[a-z][A-Z])")
 # An entity cue with a 4 glued on says "the last four": "ssn4", "card_4".
 _LAST4 = re.compile(r"_?4(?![0-9])")
+# More digits than any value has: the fewest a shape takes when no shape is in reach.
+_NO_DIGITS = 1 << 30
 # What a value that the tree gives to a cue loses against one a cue right before it names.
 PARSE_PENALTY = 0.05
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
@@ -387,6 +391,28 @@ class GrammarDetector:
             for name in grammar.entity_lists
             if all(shape.fragment for rule in grammar.rules if name in rule.cues for shape in rule.shapes)
         )
+        # Per entity cue list: the fewest digits a shape of its rules takes; the lists with a
+        # rule that takes letters too, and the fewest digits a shape of any other rule takes
+        # (see _out_of_reach, _outranked).
+        self._fewest = {
+            name: min(min(s.digits) for rule in grammar.rules if name in rule.cues for s in rule.shapes)
+            for name in grammar.entity_lists
+        }
+        self._alnum_lists = frozenset(
+            name for rule in grammar.rules if any(s.alnum for s in rule.shapes) for name in rule.cues
+        )
+        self._fewest_plain = min(
+            (
+                min(s.digits)
+                for rule in grammar.rules
+                if not any(s.alnum for s in rule.shapes)
+                for s in rule.shapes
+            ),
+            default=_NO_DIGITS,
+        )
+        # The best score a finding of this detector can have: a known finding above it outranks
+        # every one (the parse and a reply only take some off).
+        self._top = max((rule.score for rule in grammar.rules), default=0.0)
         self.stats = {
             "messages": 0,
             "gated_messages": 0,
@@ -394,6 +420,10 @@ class GrammarDetector:
             "parsed_sentences": 0,
             "settled_values": 0,
         }
+
+    def _outranking(self, known: Sequence[Finding]) -> list[Finding]:
+        """The known findings that outrank every finding this detector could make inside them."""
+        return [k for k in known if k.score > self._top]
 
     def detect(
         self, text: str, *, known: Sequence[Finding] = (), spared: list[Finding] | None = None
@@ -407,7 +437,7 @@ class GrammarDetector:
         possible finding the known ones outrank are left out).
         """
         self.stats["messages"] += 1
-        hits = self.gate(text)
+        hits = self.gate(text, known)
         if hits is None:  # most messages: none of the batch's bookkeeping
             return []
         return self._judge([text], [hits], [known], None if spared is None else [spared])[0]
@@ -421,7 +451,8 @@ class GrammarDetector:
     ) -> list[list[Finding]]:
         """``detect`` of each text, the parses done in one batch; ``known`` and ``spared`` per text."""
         self.stats["messages"] += len(texts)
-        return self._judge(texts, [self.gate(text) for text in texts], known, spared)
+        gated = [self.gate(text, known[i] if known else ()) for i, text in enumerate(texts)]
+        return self._judge(texts, gated, known, spared)
 
     def _judge(
         self,
@@ -439,11 +470,14 @@ class GrammarDetector:
             if hits is None:
                 continue
             self.stats["gated_messages"] += 1
-            sentences = self._sentences(i, text, hits, out[i])
+            top = self._outranking(known[i]) if known else []
+            sentences = self._sentences(i, text, hits, out[i], top)
             self.stats["sentences"] += len(sentences)
             around: _Around | None = None
             for s in sentences:
                 for v in s.values:
+                    if top and any(k.start <= v.start and v.end <= k.end for k in top):
+                        continue  # whatever it yields, resolve() drops it (see _beyond)
                     claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
@@ -471,8 +505,9 @@ class GrammarDetector:
         return out
 
     # -------------------------------------------------------------- steps
-    def gate(self, text: str) -> list[CueHit] | None:
-        """The cues of ``text`` if it may hold a value a rule takes, else None (most messages)."""
+    def gate(self, text: str, known: Sequence[Finding] = ()) -> list[CueHit] | None:
+        """The cues of ``text`` if it may hold a value a rule takes and ``known`` (see detect)
+        leaves standing, else None (most messages)."""
         if not number_like(text):
             return None
         g = self.grammar
@@ -482,10 +517,36 @@ class GrammarDetector:
         if _CAMEL_PAIR.search(text) is None and not g.cues.may_find(text, g.gate_lists):
             # Only a masked value can let it in (asked once: on a long text it is the dearest).
             return list(g.cues.scan(text)) if self._masked_only(text, 0, len(text)) else None
+        # Only a one-line text, as a chat message or a log line: one of several lines seldom has
+        # all its numbers covered, and its sentences are tested one by one anyway.
+        if known and "\n" not in text and self._outranked(text, self._outranking(known)):
+            return None
         hits = _scan(g.cues, text)
         if hits.lists & g.gate_lists or self._masked_only(text, 0, len(text)):
             return list(hits)
         return None
+
+    def _outranked(self, text: str, top: list[Finding]) -> bool:
+        """Whether no finding of ``text`` can matter, given the known findings ``top`` that
+        outrank every one inside them: then neither cues nor sentences need a look.
+
+        As _out_of_reach, for the whole text and before the cue scan, with the fewest digits
+        of any rule (bar those that take letters, whose cues must then be missing). The
+        sentences' tokens are the text's, so each value lies in a stretch of the whole text.
+        Every finding, a reply's too, spans a value: requests do not matter either.
+        """
+        return (
+            bool(top)
+            and self._beyond(text, 0, len(text), top, self._fewest_plain)
+            # (words joined in camel case would need the scan to see their cues)
+            and not (
+                self._alnum_lists
+                and (
+                    _CAMEL_PAIR.search(text) is not None
+                    or self.grammar.cues.may_find(text, self._alnum_lists)
+                )
+            )
+        )
 
     def _masked_only(self, text: str, start: int, end: int) -> bool:
         """Whether a masked rule may find a value in ``text[start:end]``, which has no cue."""
@@ -495,12 +556,18 @@ class GrammarDetector:
             and MASK_HINT.search(text, start, end) is not None
         )
 
-    def _sentences(self, index: int, text: str, hits: list[CueHit], out: list[Finding]) -> list[_Sentence]:
+    def _sentences(
+        self, index: int, text: str, hits: list[CueHit], out: list[Finding], top: list[Finding]
+    ) -> list[_Sentence]:
         """The sentences with values to judge; replies to a request are judged here and left out.
 
         A request asks for a fragment and gives none ("The last four of your SSN?"); a short
         sentence with one number and no cue after it, on the same line or one of the next
-        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021.").
+        ``carry_lines`` lines, is the fragment asked for ("Sure, it's 6021."). Given known
+        findings that outrank every finding inside them (``top``), a sentence that can neither
+        yield a finding they leave standing nor ask for a value is left out before it is
+        tokenized (_out_of_reach). Without them, so few sentences are (only those whose numbers
+        are all too short) that the test would cost more than it saves.
         """
         g = self.grammar
         found: list[_Sentence] = []
@@ -542,6 +609,8 @@ class GrammarDetector:
                     number = True
                 else:
                     continue
+                if number and request is None and top and self._out_of_reach(text, mine, s, e, top):
+                    continue
                 question = text[s:e].rstrip().endswith("?")
                 if not number and not (
                     g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine))
@@ -582,6 +651,51 @@ class GrammarDetector:
                 return False
         return (
             not text[start:end].rstrip().endswith("?") and self._any_masked.search(text, start, end) is None
+        )
+
+    def _out_of_reach(
+        self, text: str, hits: Sequence[CueHit], start: int, end: int, top: list[Finding]
+    ) -> bool:
+        """Whether a sentence, with no request before it, can neither ask for a value nor yield
+        a finding that scrubbing would act on: so without tokenizing it.
+
+        Asking takes a qualifier (or a "4" glued to a cue) or a question mark (_asked). Every
+        finding spans a value exactly, with the entity and score of a rule of a cue in the
+        sentence (less a penalty), or of a masked rule for a masked value. Values of letters
+        and digits only a rule that takes letters takes: with no cue of one, they yield
+        nothing. The others lie in number stretches (see _beyond).
+        """
+        g = self.grammar
+        fewest = _NO_DIGITS
+        for c in hits:
+            if c.lists & g.qualifiers:
+                return False
+            named = c.lists & g.entity_lists
+            if named:
+                if named & self._alnum_lists or _LAST4.match(text, c.end):
+                    return False
+                fewest = min(fewest, *(self._fewest[n] for n in named))
+        if g.carry_lines and text[start:end].rstrip().endswith("?"):
+            return False
+        return self._beyond(text, start, end, top, fewest)
+
+    def _beyond(self, text: str, start: int, end: int, top: list[Finding], fewest: int) -> bool:
+        """Whether no value of ``text[start:end]`` other than one of letters and digits can
+        yield a finding that matters, when no shape in reach takes fewer than ``fewest`` digits.
+
+        With no spelled digit and no masked value, each value lies in one of the
+        number_stretches, with no more digits than it. A stretch with fewer than ``fewest``
+        yields nothing; one inside a finding of ``top`` (known, scoring above every rule) yields
+        only findings that resolve() drops for good, whatever their entity: it puts each in
+        that finding's cluster without widening it and never ranks it first (see _settled).
+        Nothing goes to ``spared`` for them either.
+        """
+        for a, b, digits in number_stretches(text, start, end):
+            if digits >= fewest and not any(k.start <= a and b <= k.end for k in top):
+                return False
+        return (
+            self._any_masked.search(text, start, end) is None
+            and SPELLED_WORD.search(text[start:end].lower()) is None
         )
 
     def _cues(self, text: str, hits: Sequence[CueHit], tokens: list[Token]) -> list[_Cue]:

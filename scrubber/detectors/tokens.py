@@ -9,7 +9,9 @@ that a value never carries the characters around it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import NamedTuple
 
 import regex
@@ -75,6 +77,31 @@ _DIGIT_OR_ASTRAL = r"[\d\U00010000-\U0010ffff]"
 _DIGIT_SEARCH = re.compile(_DIGIT_OR_ASTRAL)
 
 
+# A word ``values`` reads as a spelled digit, in lower-cased text (a token is one when its
+# lower case is one of them). Grouped by first letter, so a search tries few branches per place.
+SPELLED_WORD = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(f"{c}(?:{'|'.join(w[1:] for w in ws)})" for c, ws in groupby(sorted(SPELLED), itemgetter(0)))
+    + r")(?!\w)"
+)
+# Where a number token may stand (see number_stretches): a run of number characters that starts
+# a token and ends one. It starts at a word's start or after a cut character, behind any head
+# punctuation peeled off (the look-behinds, after the first character so that the search skips
+# in C to a digit, "+" or "("; more than one head character is let through whatever precedes
+# it). It ends before any tail punctuation and then whitespace, the end or a cut comma. The run
+# is taken whole (possessive), so a run the token would only be a part of is no match.
+_H = "[(\\[{\"'<«“‘¿¡*]"
+_NUMBER_RUN = re.compile(
+    r"[+(\d\U00010000-\U0010ffff]"
+    rf"(?:(?<![\s\S]{{2}})|(?<=[\s=:#,].)|(?<=^{_H}.)|(?<=[\s=:#,]{_H}.)|(?<={_H}{_H}.))"
+    r"[\d().\-/+\U00010000-\U0010ffff]*+"
+    r"(?=[.,;:!?)\]}\"'>»”’…\-]*(?:\s|\Z|,))"
+)
+# What may stand between two tokens of one value: whitespace, or an extension word.
+_GAP = re.compile(r"\s+(?:(?:ext|extension|x)\s+)?", re.IGNORECASE)
+_NOT_DIGIT = str.maketrans("", "", "+().-/")
+
+
 def number_like(text: str, start: int = 0, end: int | None = None) -> bool:
     """Whether NUMBER_LIKE finds something in ``text[start:end]``; one search in C when the
     first digit-like character is a digit that both engines know, as it almost always is."""
@@ -110,6 +137,40 @@ def masked_value_pattern(counts: Iterable[int] | None = None) -> re.Pattern[str]
         rf"(?:(?:(?<=[•*xX#…·])|(?<=[•*xX#…·]-)){digits}"
         rf"|(?:(?<={mask}{{3}})|(?<=…))\s+\+?\(?{_DIGIT_OR_ASTRAL})"
     )
+
+
+def number_stretches(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, int]]:
+    """Stretches of ``text[start:end]`` that hold every value ``values`` finds there, with at
+    most as many digits as each says: (start, end, digits), in order, without tokenizing.
+
+    Only for a stretch of text with no spelled digit (SPELLED_WORD), no masked value and no
+    value of letters and digits (``alnum``): every value left is a run of number tokens, one
+    after another with only whitespace (or an extension word) between them. Each such token
+    starts at a word's start or after a cut, behind any head punctuation peeled off, and ends
+    before any tail punctuation, whitespace or a cut comma; it is made of number characters,
+    and ends in a digit or ")". So it lies in one match of _NUMBER_RUN, and a value in a run of
+    matches with only such gaps between them (tests/unit/test_tokens_fast.py checks this on
+    random texts). A generator: a caller that has seen enough stops the search.
+    """
+    stop = len(text) if end is None else end
+    held: tuple[int, int, int] | None = None  # the stretch a next match may still extend
+    last = -1
+    for m in _NUMBER_RUN.finditer(text, start, stop):
+        run = m.group().rstrip(".-/+(")  # a number token ends in a digit or ")"
+        digits = len(run.translate(_NOT_DIGIT))
+        if not digits:
+            continue
+        a = m.start()
+        if held is not None:
+            if _GAP.fullmatch(text, last, a):
+                held = (held[0], a + len(run), held[2] + digits)
+                last = m.end()
+                continue
+            yield held
+        held = (a, a + len(run), digits)
+        last = m.end()
+    if held is not None:
+        yield held
 
 
 class Token(NamedTuple):

@@ -215,3 +215,53 @@ def test_sparing_parses_changes_no_result_on_e_mail_and_batches(
     for got, many, want in zip(one_by_one, batched, expected, strict=True):
         assert _same(got, want)
         assert _same(many, want)
+
+
+# ------------------------------------------------------------------ before tokenizing
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Customer: sure, my SSN is 262-16-8118",
+        "Mar 12 10:56:46 web-2 billing[9699]: charge card=6011 7674 6327 9487",
+        "2025-11-25T19:03:55Z INFO worker=5 job=sync phone=617-247-5512 took=182ms",
+        "Hi. My SSN is 262-16-8118.\nThanks, see you at 10",
+    ],
+)
+def test_a_text_whose_values_known_findings_outrank_is_neither_tokenized_nor_changed(
+    level7: tuple[Scrubber, Scrubber, GrammarDetector], text: str
+) -> None:
+    fast, plain, grammar = level7
+    known = [f for f in fast.scrub(text).findings if f.score > 0.9]
+    spared: list[Finding] = []
+    assert known
+    assert grammar.detect(text, known=known, spared=spared) == []
+    assert spared == []
+    # Alone, the grammar finds the value (an adjacent cue): the known finding only outranks it.
+    assert grammar.detect(text)
+    grammar.stats = dict.fromkeys(grammar.stats, 0)
+    grammar.detect(text, known=known, spared=[])
+    assert grammar.stats["sentences"] == 0
+    assert _same(fast.scrub(text), plain.scrub(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a spelled value, a masked one, a question that asks for one, a value outside the
+        # known finding, a licence number (letters): each may still yield something
+        "my SSN is 262-16-8118 and my zip is nine four one one oh",
+        "my SSN is 262-16-8118, card •••• 4258",
+        "my SSN is 262-16-8118. And the last four of your card?\nSure, 4242",
+        "my SSN is 262-16-8118 and my zip is 94105",
+        "my SSN is 262-16-8118 and my license is D1234567",
+    ],
+)
+def test_a_text_with_a_value_no_known_finding_outranks_is_still_judged(
+    level7: tuple[Scrubber, Scrubber, GrammarDetector], text: str
+) -> None:
+    fast, plain, grammar = level7
+    known = [f for f in fast.scrub(text).findings if f.score > 0.9 and f.entity == "US_SSN"]
+    assert known
+    found = grammar.detect(text, known=known, spared=[])
+    assert [f for f in found if f.entity != "US_SSN"]
+    assert _same(fast.scrub(text), plain.scrub(text))

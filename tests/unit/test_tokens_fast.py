@@ -14,8 +14,10 @@ from scrubber.detectors.tokens import (
     _DIGIT_OR_ASTRAL,
     _WORD_RE,
     NUMBER_LIKE,
+    SPELLED_WORD,
     masked_value_pattern,
     number_like,
+    number_stretches,
     tokenize,
     values,
 )
@@ -146,3 +148,89 @@ def test_tokens_cover_the_words_with_exact_offsets(text: str) -> None:
 )
 def test_masked_value_search(text: str, found: bool) -> None:
     assert (masked_value_pattern([4]).search(text) is not None) == found
+
+
+# Pieces that make number tokens, cuts, peeled punctuation and near misses around them.
+STRETCH_PIECES = [
+    *PIECES,
+    "\x1c",
+    "\t",
+    '"',
+    "'",
+    "[",
+    "]",
+    "{",
+    "}",
+    "/",
+    "!",
+    "?",
+    ";",
+    "«",
+    "»",
+    "ext",
+    "EXT",
+    " x ",
+    "extension",
+    "key",
+    "T",
+    "Z",
+    "٣",
+    "\U0001d7ce",
+    "1234567",
+    "415 555 0142",
+    "(714) 901-2163",
+    "10:56:46",
+    '":"',
+    '","',
+    "=1",
+    "zip",
+    "FIVE",
+    "Oh",
+    "(12",
+    "12)",
+    "“",
+    "¿",
+    "x12",
+    "---",
+]
+
+
+def _check_stretches(text: str, start: int, end: int, whole: bool = False) -> None:
+    """Every value of ``text[start:end]`` lies in a stretch of that range (or of the whole text)."""
+    if SPELLED_WORD.search(text[start:end].lower()) or masked_value_pattern().search(text, start, end):
+        return
+    stretches = list(number_stretches(text) if whole else number_stretches(text, start, end))
+    for v in values(tokenize(text, start, end)):
+        inside = [(a, b, n) for a, b, n in stretches if a <= v.start and v.end <= b]
+        assert any(n >= len(v.digits) for _, _, n in inside), (v, stretches)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(STRETCH_PIECES), max_size=24).map("".join), st.integers(0, 3))
+def test_every_value_lies_in_a_number_stretch_with_no_fewer_digits(text: str, cut: int) -> None:
+    _check_stretches(text, 0, len(text))
+    # A sentence inside a longer text: it starts after whitespace and ends anywhere.
+    spaces = [i + 1 for i, c in enumerate(text) if c in " \n"]
+    if spaces:
+        start = spaces[cut % len(spaces)]
+        _check_stretches(text, start, len(text) - cut if len(text) - cut > start else len(text))
+        # A sentence, which ends before whitespace, and the stretches of the whole text.
+        ends = [i for i in spaces if i - 1 > start] or [len(text)]
+        _check_stretches(
+            text, start, ends[cut % len(ends)] - 1 if ends != [len(text)] else len(text), whole=True
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "stretches"),
+    [
+        ("my SSN is 262-16-8118.", [("262-16-8118", 9)]),
+        ("charge card=6011 7674 6327 9487", [("6011 7674 6327 9487", 16)]),
+        ("2025-11-25T19:03:55Z INFO worker=5 took=182ms", [("5", 1)]),
+        ("Mar 12 10:56:46 web-2 billing[9699]: go", [("12", 2), ("46", 2)]),
+        ('{"zip":"94105","n":2}', [("94105", 5), ("2", 1)]),
+        ("call (714) 901-2163 ext 31, or +1 415", [("(714) 901-2163 ext 31", 12), ("+1 415", 4)]),
+    ],
+)
+def test_number_stretches(text: str, stretches: list[tuple[str, int]]) -> None:
+    assert [(text[a:b], n) for a, b, n in number_stretches(text)] == stretches
