@@ -84,6 +84,16 @@ POSITIVE = [
     ("CREDIT_CARD", '{"cardLast4":"[[9921]]","status":"ok"}'),
     ("ZIP_CODE", '{"shipTo":{"postalCode":"[[3 0 3 0 9]]"}}'),
     ("US_SSN", '{"customer":{"ssnLastFour":"[[2210]]"}}'),
+    # A UK sort code or an Australian BSB, the last five of an Amex, the last four of an IBAN,
+    # a licence by "lic" or a state ID.
+    ("BANK_ACCOUNT", "sort code [[20-41-66]], account ends [[4471]]"),
+    ("BANK_ACCOUNT", "BSB: [[062 000]]"),
+    ("CREDIT_CARD", "I paid with the amex ending [[31007]]"),
+    ("IBAN", "my iban ends with [[1916]]"),
+    ("DRIVER_LICENSE", "lic # [[B1234567]]"),
+    ("DRIVER_LICENSE", "state ID number [[D7730412]]"),
+    ("US_SSN", "my ss number ends in [[5519]]"),
+    ("CREDIT_CARD", "I used my debit ending with [[3018]]"),
 ]
 
 
@@ -128,6 +138,10 @@ NEGATIVE = [
     "my card expires 0927",
     "ZipRecruiter sent 3 emails about 2 cards",
     '{"cardCount":"3","lastLogin":"2024-05-01"}',
+    "the sort order of the 20 items is wrong",
+    "the gift card ending 31007 has no balance",
+    "my state ID expired in 2019",
+    "the iban field holds 34 characters at most",
 ]
 
 
@@ -165,6 +179,13 @@ ENGINE_NEGATIVE = [
     "the last 4 builds failed, last four deploys succeeded",
     "Apple Support said to call back in 5 days",
     "The card reader on register 3 ends every transaction with an error",
+    "Release 10.2.14.7 fixes the sync bug",
+    "firmware 3.10.2.1 is out, should I install it?",
+    "Hi Mom, the router is fixed",
+    "This is Ridiculous, I've waited 3 weeks",
+    'Name: Premium Plan, {"name": "Widget Pro 3000"}',
+    "ticket 4471 updated by Automation Rule",
+    "Hey Google, set a timer for ten minutes",
 ]
 
 

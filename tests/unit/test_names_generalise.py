@@ -82,6 +82,14 @@ POSITIVE = [
     # Lower case chat.
     "customer: can i speak with [[owen rahman]]? she handled my case",
     "can i talk to [[marisol]] please",
+    # Intros, fields, greetings and relations added for phrasings the devset does not have.
+    "my full name is [[Lucia Fernandez Ortiz]]",
+    "the account holder is [[Janet Wu]]",
+    "Reported by: [[Anika Patel]]\nPriority: high",
+    "The order was placed by [[Fiona McAllister]].",
+    "Per my conversation with [[Andre Williams]], the fee is waived.",
+    "Thanks for your help [[Yolanda]]",
+    "my advisor, [[Renata Kowalski]], set this up for me",
 ]
 
 
@@ -136,6 +144,18 @@ NEGATIVE = [
     "This is Support, how can we help?",
     "Thanks,\nPlease find the file attached.",
     "Best regards,\nBilling Department | Acme",
+    # Kin said to, adjectives after "This is", assistants and brands, products and automation.
+    "Hi Mom, the router is fixed",
+    "Thanks Dad!",
+    "This is Ridiculous, I've waited 3 weeks",
+    "Hey Google, set a timer",
+    "Thanks Amazon! arrived early",
+    "Dear Amazon Seller Central,",
+    "Name: Premium Plan",
+    '{"name": "Widget Pro 3000", "qty": 2}',
+    "ticket 4471 updated by Automation Rule",
+    "Dear Sales,\n\nDo you ship to Canada?",
+    "assigned to: unassigned",
 ]
 
 

@@ -1,0 +1,135 @@
+"""Floors on the probe set (tests/data/probes.txt): short chat, e-mail and log lines written for
+this repo, not taken from the devset, half of them hard negatives (order and tracking numbers,
+versions, prices, timestamps, ports, product codes, dates that are not birth dates, products and
+places that look like names). The devset is nearly saturated; these lines say how detection does
+on phrasings it was not tuned on.
+
+``probes.txt`` is the source (one probe a line, gold spans marked ``[[ENTITY:value]]``);
+``probes.jsonl`` is the same in the devset's format, for ``../shared/tools/score.py``. After
+editing the source, rebuild with ``python tests/unit/test_probes.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = REPO / "tests" / "data" / "probes.txt"
+GOLD = REPO / "tests" / "data" / "probes.jsonl"
+
+MARK = re.compile(r"\[\[([A-Z_]+)(~?):(.+?)\]\]")
+
+# Reached at level 7: recall 0.937, precision 0.994, 1 of 172 hard negatives with a finding
+# ("upgraded the router to 2.4.10.9"), leak 0.053. The floors leave a little room, not a lot.
+RECALL = 0.92
+PRECISION = 0.98
+NEGATIVES_FLAGGED = 2
+LEAK = 0.07
+
+
+def parse(source: Path = SOURCE) -> list[dict[str, Any]]:
+    """The probe records of ``source``, in the gold format of ``score.py``."""
+    records: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    for ln, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        channel, sep, marked = line.partition("\t")
+        if not sep or channel not in ("chat", "email", "log"):
+            raise ValueError(f"{source}:{ln}: expected CHANNEL<tab>TEXT")
+        marked = marked.replace("\\n", "\n")
+        text, spans, at = "", [], 0
+        for m in MARK.finditer(marked):
+            text += marked[at : m.start()]
+            start = len(text)
+            text += m.group(3)
+            spans.append(
+                {"start": start, "end": len(text), "entity": m.group(1), "partial": m.group(2) == "~"}
+            )
+            at = m.end()
+        text += marked[at:]
+        if "[[" in text or "]]" in text:
+            raise ValueError(f"{source}:{ln}: unbalanced mark")
+        counts[channel] = counts.get(channel, 0) + 1
+        records.append(
+            {"id": f"probe-{channel}-{counts[channel]:03d}", "channel": channel, "text": text, "spans": spans}
+        )
+    return records
+
+
+def dump(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def test_jsonl_is_built_from_the_source() -> None:
+    assert GOLD.read_text(encoding="utf-8") == dump(parse()), "rebuild: python tests/unit/test_probes.py"
+
+
+def test_the_set_is_balanced() -> None:
+    records = parse()
+    negatives = [r for r in records if not r["spans"]]
+    assert len(records) >= 250
+    assert len(negatives) >= len(records) * 0.45
+    from scrubber.dial import ENTITY_LEVELS
+
+    assert {s["entity"] for r in records for s in r["spans"]} == set(ENTITY_LEVELS)
+
+
+@cache
+def result() -> dict[str, Any]:
+    from load.devset_score import score_module
+
+    with GOLD.open("rb") as inp:
+        done = subprocess.run(
+            [sys.executable, "-m", "scrubber", "scan", "--level", "7"],
+            stdin=inp,
+            capture_output=True,
+            cwd=REPO,
+            check=True,
+            timeout=600,
+        )
+    preds = {}
+    for line in done.stdout.decode().splitlines():
+        rec = json.loads(line)
+        assert "error" not in rec, rec
+        preds[rec["id"]] = {"findings": rec["findings"], "text": rec["text"]}
+    score = score_module()
+    gold, order = score.load_gold(str(GOLD))
+    return score.score(gold, order, preds, 7)  # type: ignore[no-any-return]
+
+
+def test_recall_floor() -> None:
+    got = result()["micro"]["recall"]
+    assert got >= RECALL, f"recall {got:.3f}; missed {result()['missed'][:15]}"
+
+
+def test_precision_floor() -> None:
+    got = result()["micro"]["precision"]
+    assert got >= PRECISION, f"precision {got:.3f}"
+
+
+def test_hard_negatives_stay_untouched() -> None:
+    over = result()["over_masking"]
+    assert over["negative_records"] > 100
+    assert over["negative_records_flagged"] <= NEGATIVES_FLAGGED, over
+
+
+def test_leak_ceiling() -> None:
+    got = result()["leak"]["leak_rate"]
+    assert got is not None
+    assert got <= LEAK, f"leak {got:.3f}; {result()['leak']['leaked_ids'][:15]}"
+
+
+if __name__ == "__main__":
+    if not (REPO / "tests" / "data").is_dir():
+        pytest.exit("run from the repository")
+    GOLD.write_text(dump(parse()), encoding="utf-8")
+    print(f"wrote {GOLD}")
