@@ -58,6 +58,8 @@ _LAST4 = re.compile(r"_?4(?![0-9])")
 _NO_DIGITS = 1 << 30
 # What a value that the tree gives to a cue loses against one a cue right before it names.
 PARSE_PENALTY = 0.05
+# What may join two values that one cue names: "ending 4242 or 5678", "4242, 5678 and 9012".
+_JOINERS = frozenset({"and", "or", ",", "&", "/"})
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -112,6 +114,8 @@ class Grammar:
     blockers: frozenset[str]
     ignore: frozenset[str]
     links: frozenset[str]
+    # Words that may stand between a value and the cue after it (see _adjacent_after).
+    links_after: frozenset[str] = frozenset()
     max_distance: int = 3
     carry_lines: int = 2
     carry_max_tokens: int = 10
@@ -143,6 +147,7 @@ class Grammar:
             foreign=foreign,
             ignore=self.ignore,
             links=self.links,
+            links_after=self.links_after,
             max_distance=self.max_distance,
             carry_lines=self.carry_lines,
             carry_max_tokens=self.carry_max_tokens,
@@ -151,7 +156,7 @@ class Grammar:
 
 # ---------------------------------------------------------------------------------- loading
 _TOP_KEYS = {"rules", "shapes"}
-_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links"}
+_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links", "links_after"}
 _SETTINGS = {"max_distance", "carry_lines", "carry_max_tokens"}
 
 
@@ -180,9 +185,11 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         if not isinstance(settings[key], int) or settings[key] < 0:
             raise RuleError(path, rulefile.line_of(settings), f"settings.{key} must be a whole number >= 0")
 
-    links = data.get("links", [])
-    if not isinstance(links, list) or not all(isinstance(w, str | int) for w in links):
-        raise RuleError(path, line, "links must be a list of words")
+    def words(key: str) -> frozenset[str]:
+        found = data.get(key, [])
+        if not isinstance(found, list) or not all(isinstance(w, str | int) for w in found):
+            raise RuleError(path, line, f"{key} must be a list of words")
+        return frozenset(str(w).lower() for w in found)
 
     shapes_node = data["shapes"]
     if not isinstance(shapes_node, Mapping):
@@ -211,7 +218,8 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         qualifiers=qualifiers,
         blockers=blockers,
         ignore=ignore,
-        links=frozenset(str(w).lower() for w in links),
+        links=words("links"),
+        links_after=words("links_after"),
         max_distance=int(settings.get("max_distance", Grammar.max_distance)),
         carry_lines=int(settings.get("carry_lines", Grammar.carry_lines)),
         carry_max_tokens=int(settings.get("carry_max_tokens", Grammar.carry_max_tokens)),
@@ -352,6 +360,8 @@ class _Sentence:
     pending: list[Value] = field(default_factory=list)  # values that need the tree
     unclaimed: list[Value] = field(default_factory=list)  # values no cue governs
     cue_at: dict[int, _Cue] | None = None  # token index -> its cue, built once (see _adjacent)
+    # First tokens of the values for which the sentence's qualifiers do not count (_claims).
+    unqualified: frozenset[int] = frozenset()
 
 
 class GrammarDetector:
@@ -475,18 +485,19 @@ class GrammarDetector:
             self.stats["sentences"] += len(sentences)
             around: _Around | None = None
             for s in sentences:
-                for v in s.values:
+                # Every value's claim, also of those skipped below: which qualifier a value
+                # reads decides for the others too (_claims), with or without ``known``.
+                for v, (claim, penalty) in zip(s.values, self._claims(s), strict=True):
                     if top and any(k.start <= v.start and v.end <= k.end for k in top):
                         continue  # whatever it yields, resolve() drops it (see _beyond)
-                    claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
-                    elif not self._emit(text, s.qualified, v, claim, 0.0, out[i]):
+                    elif not self._emit(text, self._qualified(s, v), v, claim, penalty, out[i]):
                         self._unclaim(s, v, claim, adjacent=True)
                 named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
                 pending, s.pending = s.pending, []
                 for v in pending:
-                    if self._could_fit(text, v, s.qualified, named):
+                    if self._could_fit(text, v, self._qualified(s, v), named):
                         if known and known[i]:
                             around = around or _Around(known[i])
                             if self._settled(text, s, v, around, None if spared is None else spared[i]):
@@ -751,8 +762,8 @@ class GrammarDetector:
         """A reply: short, with one number in it and no cue of its own."""
         return not s.cues and len(s.tokens) <= self.grammar.carry_max_tokens and len(s.values) == 1
 
-    def _adjacent(self, s: _Sentence, v: Value) -> _Cue | None:
-        """The cue right before ``v``, with only link words, qualifiers and punctuation between."""
+    def _cue_at(self, s: _Sentence) -> dict[int, _Cue]:
+        """Token index -> the cue covering it, built once per sentence."""
         cue_at = s.cue_at
         if cue_at is None:
             # Once per sentence, not per value: a long one with many values stays linear.
@@ -764,6 +775,62 @@ class GrammarDetector:
                     held = cue_at.get(t)
                     if held is None or not (held.lists & claimers) or c.lists & claimers:
                         cue_at[t] = c
+        return cue_at
+
+    def _claims(self, s: _Sentence) -> list[tuple[_Cue | None, float]]:
+        """Per value of ``s``: the cue that stands right by it, if any, and the score penalty.
+
+        First the cue right before it (_adjacent); then the cue right after it, as the tree
+        would give it (_adjacent_after: "1234 is the last four of my SSN"); then, for a value
+        joined to the one before by "and", "or" or a comma, that one's cue and qualifiers
+        ("card ending 4242 or 5678"). A qualifier read on the way belongs to the values that
+        read it: for the others of the sentence it does not count ("I paid 1234 for the card
+        ending in 5678", "amount=1234 card_last4=5678"); see _qualified.
+        """
+        g = self.grammar
+        claims: list[tuple[_Cue | None, float]] = []
+        reads: list[list[_Cue]] = []
+        for k, v in enumerate(s.values):
+            crossed: list[_Cue] = []
+            claim, penalty = self._adjacent(s, v, crossed), 0.0
+            if claim is None and g.links_after:
+                crossed.clear()
+                claim, penalty = self._adjacent_after(s, v, crossed), PARSE_PENALTY
+            if claim is None and k and claims[k - 1][0] is not None and self._joined(s, s.values[k - 1], v):
+                (claim, penalty), crossed = claims[k - 1], reads[k - 1]
+            elif claim is None:
+                crossed = []
+            else:
+                # The claim itself, or a qualifier in its word ("card_last4"), is read too.
+                first, last = claim.first, claim.last
+                crossed += [c for c in s.cues if c.qualifier and c.first <= last and first <= c.last]
+            claims.append((claim, penalty))
+            reads.append(crossed)
+        readers: dict[int, set[int]] = {}
+        for k, crossed in enumerate(reads):
+            for q in crossed:
+                readers.setdefault(id(q), set()).add(k)
+        if readers:
+            s.unqualified = frozenset(
+                v.first
+                for k, v in enumerate(s.values)
+                if not any(c.qualifier and k in readers.get(id(c), (k,)) for c in s.cues)
+            )
+        return claims
+
+    def _qualified(self, s: _Sentence, v: Value) -> bool:
+        """Whether a qualifier of the sentence that no other value reads is there for ``v``."""
+        return s.qualified and v.first not in s.unqualified
+
+    def _joined(self, s: _Sentence, before: Value, v: Value) -> bool:
+        """Whether only "and", "or" and commas stand between two values ("4242 or 5678")."""
+        between = s.tokens[before.last + 1 : v.first]
+        return bool(between) and all(t.text.lower() in _JOINERS for t in between)
+
+    def _adjacent(self, s: _Sentence, v: Value, crossed: list[_Cue] | None = None) -> _Cue | None:
+        """The cue right before ``v``, with only link words, qualifiers and punctuation between;
+        the qualifiers passed go to ``crossed``."""
+        cue_at = self._cue_at(s)
         i = v.first - 1
         while i >= 0:
             cue = cue_at.get(i)
@@ -771,6 +838,8 @@ class GrammarDetector:
                 if cue.lists & (self.grammar.entity_lists | self.grammar.blockers):
                     return cue
                 if cue.qualifier or not cue.lists:
+                    if cue.qualifier and crossed is not None:
+                        crossed.append(cue)
                     i = cue.first - 1
                     continue
                 return None
@@ -778,6 +847,48 @@ class GrammarDetector:
                 return None
             i -= 1
         return None
+
+    def _adjacent_after(self, s: _Sentence, v: Value, crossed: list[_Cue]) -> _Cue | None:
+        """The cue right after ``v`` that says what it is: "4821 is the last four of my social",
+        "4821 — that's the last 4 of my SSN", "9921 (last four of my social)", "94110 is my zip".
+
+        Between them only ``links_after`` words ("is", "that's", "the", "my", punctuation) and a
+        qualifier, after which the ``links`` too ("of", "on"). A word or a qualifier must be
+        among them: "1234, card ending 5678" is a list, not "1234 is the card". Nor does a cue
+        that names the value after it ("card ending 5678") name one before it. A blocker claims
+        the value with nothing between too ("5000 dollars").
+        """
+        g = self.grammar
+        cue_at = self._cue_at(s)
+        claimers = g.entity_lists | g.blockers
+        worded = qualified = False
+        i = v.last + 1
+        while i < len(s.tokens):
+            cue = cue_at.get(i)
+            if cue is not None:
+                if cue.lists & g.blockers and not cue.lists & g.entity_lists:
+                    return cue  # "5000 dollars", "1234 is my order number"
+                if cue.lists & claimers:
+                    if not (worded or qualified) or self._names_next(s, cue):
+                        return None
+                    return cue
+                if not cue.qualifier:
+                    return None  # an ignored phrase ("zip file") or another list's word
+                qualified = True
+                crossed.append(cue)
+                i = cue.last + 1
+                continue
+            word = s.tokens[i].text.lower()
+            if word in g.links_after:
+                worded = worded or word[0].isalpha()
+            elif not (qualified and word in g.links):
+                return None
+            i += 1
+        return None
+
+    def _names_next(self, s: _Sentence, cue: _Cue) -> bool:
+        """Whether ``cue`` is the cue right before a value of the sentence ("card ending 5678")."""
+        return any(w.first > cue.last and self._adjacent(s, w) is cue for w in s.values)
 
     def _emit(
         self, text: str, qualified: bool, v: Value, cue: _Cue, penalty: float, out: list[Finding]
@@ -853,16 +964,17 @@ class GrammarDetector:
         g = self.grammar
         width = v.end - v.start
         candidates: list[tuple[str, float]] = []
+        qualified = self._qualified(s, v)
         for c in s.cues:
             if not c.lists & g.entity_lists:
                 continue  # no claim, or a blocker's: no finding from this cue (_emit)
             for rule in g.rules:
-                if rule.cues & c.lists and any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                if rule.cues & c.lists and any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score - PARSE_PENALTY))
                     break  # _emit stops at the first rule that takes the value
         if v.masked:
             for rule in self._masked_rules:
-                if any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                if any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score))
                     break
         unsure: list[Finding] = []
@@ -880,7 +992,7 @@ class GrammarDetector:
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
             for shape in rule.shapes:
-                if shape.accepts(v, text, s.qualified):
+                if shape.accepts(v, text, self._qualified(s, v)):
                     out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
                     return
 
@@ -917,7 +1029,8 @@ class GrammarDetector:
                         if best is None or key < best:
                             best, claim = key, c
                     if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                        if not self._emit(text, s.qualified, v, claim, PARSE_PENALTY, out[s.text_index]):
+                        qualified = self._qualified(s, v)
+                        if not self._emit(text, qualified, v, claim, PARSE_PENALTY, out[s.text_index]):
                             self._unclaim(s, v, claim, adjacent=False)
                     else:
                         s.unclaimed.append(v)
