@@ -60,6 +60,11 @@ _NO_DIGITS = 1 << 30
 PARSE_PENALTY = 0.05
 # What may join two values that one cue names: "ending 4242 or 5678", "4242, 5678 and 9012".
 _JOINERS = frozenset({"and", "or", ",", "&", "/"})
+# A sentence that starts by pointing back at the one before: "that's", "this is", "those are".
+_POINTS_BACK = re.compile(
+    r"\W*(?:that|this|it|which|those|these)(?:['’]s\b|s\b|['’]d\b|\s+(?:is|are|was|were|would|should|will)\b)",
+    re.IGNORECASE,
+)
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -599,6 +604,7 @@ class GrammarDetector:
             if request is None and (trig == len(triggers) or triggers[trig] >= pos + len(line)):
                 pos += len(line) + 1
                 continue
+            prev: tuple[int, int] | None = None  # the sentence before, if it has no cue
             for start, end in _split(line):
                 s, e = pos + start, pos + end
                 while h < len(hits) and hits[h].start < s:
@@ -607,6 +613,7 @@ class GrammarDetector:
                 while local < len(hits) and hits[local].start < e:
                     local += 1
                 mine = hits[h:local]
+                back, prev = prev, ((s, e) if not mine and request is None else None)
                 gated = any(c.lists & g.gate_lists for c in mine)
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
@@ -623,8 +630,12 @@ class GrammarDetector:
                 if number and request is None and top and self._out_of_reach(text, mine, s, e, top):
                     continue
                 question = text[s:e].rstrip().endswith("?")
-                if not number and not (
-                    g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine))
+                # "4821... that's the last four of my social": a sentence that points back.
+                back = back if gated and _POINTS_BACK.match(text, s, e) else None
+                if (
+                    not number
+                    and back is None
+                    and not (g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine)))
                 ):
                     continue
                 tokens = tokenize(text, s, e)
@@ -632,6 +643,9 @@ class GrammarDetector:
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
                 vals = values(tokens, skip, alnum=self._alnum) if number else []
                 if not vals:
+                    if back is not None:
+                        self._named_back(text, index, line_no, back, cues, out)
+                        continue
                     asked = self._asked(cues, question)
                     if asked is not None and g.carry_lines:
                         request = (line_no, asked)
@@ -645,6 +659,25 @@ class GrammarDetector:
                 found.append(sentence)
             pos += len(line) + 1
         return found
+
+    def _named_back(
+        self,
+        text: str,
+        index: int,
+        line_no: int,
+        span: tuple[int, int],
+        cues: Sequence[_Cue],
+        out: list[Finding],
+    ) -> None:
+        """A reply before the sentence that names it ("4821. That's the last four of my SSN.",
+        "94110 — that's my zip" across a full stop): as a reply after a request."""
+        named = self._asked(cues, True)
+        if named is None:
+            return
+        tokens = tokenize(text, *span)
+        vals = values(tokens, frozenset(), alnum=self._alnum)
+        if vals and self._reply(_Sentence(index, line_no, tokens, [], vals, False)):
+            self._emit(text, named.fragment, vals[0], named.cue, 0.1, out)
 
     def _idle(self, text: str, hits: Sequence[CueHit], start: int, end: int) -> bool:
         """Whether a sentence can neither yield a finding nor ask for a value, untokenized.
@@ -890,6 +923,14 @@ class GrammarDetector:
         """Whether ``cue`` is the cue right before a value of the sentence ("card ending 5678")."""
         return any(w.first > cue.last and self._adjacent(s, w) is cue for w in s.values)
 
+    def _leads_to(self, s: _Sentence, qualifier: _Cue, cue: _Cue) -> bool:
+        """Whether only link words stand between a qualifier and the cue after it ("the last
+        four of my social")."""
+        links = self.grammar.links
+        return qualifier.last < cue.first and all(
+            t.text.lower() in links for t in s.tokens[qualifier.last + 1 : cue.first]
+        )
+
     def _emit(
         self, text: str, qualified: bool, v: Value, cue: _Cue, penalty: float, out: list[Finding]
     ) -> bool:
@@ -1014,7 +1055,8 @@ class GrammarDetector:
             for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
                 text = texts[s.text_index]
                 heads = [t.head.i for t in doc]
-                quals = [index[t] for c in s.cues if c.qualifier for t in range(c.first, c.last + 1)]
+                qual_cues = [c for c in s.cues if c.qualifier]
+                quals = [index[t] for c in qual_cues for t in range(c.first, c.last + 1)]
                 for v in s.pending:
                     best: tuple[int, int] | None = None
                     claim: _Cue | None = None
@@ -1022,8 +1064,16 @@ class GrammarDetector:
                         if not c.lists & claimers:
                             continue
                         nodes = [index[t] for t in range(c.first, c.last + 1)]
-                        # "the last four of my SSN is 1234": the qualifier stands in for its cue.
+                        # "the last four of my SSN is 1234": the qualifier stands in for its cue,
+                        # if the tree puts it near the cue or only links stand between them
+                        # (the tree may hang "of my social" on a word after it).
                         nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
+                        nodes += [
+                            index[t]
+                            for q in qual_cues
+                            if self._leads_to(s, q, c)
+                            for t in range(q.first, q.last + 1)
+                        ]
                         d = min(_distance(heads, n, index[v.first]) for n in nodes)
                         key = (d, abs(c.first - v.first))
                         if best is None or key < best:

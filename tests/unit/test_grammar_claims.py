@@ -53,6 +53,12 @@ POSITIVE = [
     ("ZIP_CODE", "my code? [[94110]] is my zip"),
     ("ZIP_CODE", "and [[94110]] would be my zip"),
     ("ZIP_CODE", "[[60614]] is the zip code"),
+    # The tree hangs "of my social" elsewhere; the qualifier still stands in for its cue.
+    ("US_SSN", "I think [[4821]], if I remember right, is the last four of my social, Maya"),
+    # A reply before the sentence that points back at it.
+    ("US_SSN", "[[4821]]... that's the last four of my social i think"),
+    ("US_SSN", "[[6021]]! this is the last 4 of my ssn"),
+    ("ZIP_CODE", "[[94110]]. That's my zip."),
     # Values joined to the one a cue names.
     ("CREDIT_CARD", "card ending [[4242]] or [[5678]]"),
     ("US_SSN", "the last four of my ssn is [[1234]] or maybe [[1243]]"),
@@ -84,6 +90,9 @@ NEGATIVE = [
     "social media post {{1234}} likes",
     "zip file {{2024}}.zip",
     "card {{3}} of 5",
+    "{{1999}}. That's when I got my card",
+    "{{4821}}. that is my order number",
+    "{{2024}}. That was the year I moved, new zip and all",
     # A qualifier that another value reads does not make this one a fragment.
     "order {{1234}}, card ending 5678",
     "I paid {{1234}} for the card ending in 5678",
