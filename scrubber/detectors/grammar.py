@@ -821,34 +821,41 @@ class GrammarDetector:
         ending in 5678", "amount=1234 card_last4=5678"); see _qualified.
         """
         g = self.grammar
-        claims: list[tuple[_Cue | None, float]] = []
+        qualified = s.qualified
         reads: list[list[_Cue]] = []
-        for k, v in enumerate(s.values):
+        left: list[_Cue | None] = []
+        for v in s.values:
             crossed: list[_Cue] = []
-            claim, penalty = self._adjacent(s, v, crossed), 0.0
+            left.append(self._adjacent(s, v, crossed if qualified else None))
+            reads.append(crossed)
+        naming = {id(c) for c in left if c is not None}
+        claims: list[tuple[_Cue | None, float]] = []
+        for k, v in enumerate(s.values):
+            claim, penalty, crossed = left[k], 0.0, reads[k]
             if claim is None and g.links_after:
                 crossed.clear()
-                claim, penalty = self._adjacent_after(s, v, crossed), PARSE_PENALTY
+                claim, penalty = self._adjacent_after(s, v, crossed, naming), PARSE_PENALTY
             if claim is None and k and claims[k - 1][0] is not None and self._joined(s, s.values[k - 1], v):
                 (claim, penalty), crossed = claims[k - 1], reads[k - 1]
             elif claim is None:
                 crossed = []
-            else:
+            elif qualified:
                 # The claim itself, or a qualifier in its word ("card_last4"), is read too.
                 first, last = claim.first, claim.last
                 crossed += [c for c in s.cues if c.qualifier and c.first <= last and first <= c.last]
             claims.append((claim, penalty))
-            reads.append(crossed)
-        readers: dict[int, set[int]] = {}
-        for k, crossed in enumerate(reads):
-            for q in crossed:
-                readers.setdefault(id(q), set()).add(k)
-        if readers:
-            s.unqualified = frozenset(
-                v.first
-                for k, v in enumerate(s.values)
-                if not any(c.qualifier and k in readers.get(id(c), (k,)) for c in s.cues)
-            )
+            reads[k] = crossed
+        if qualified:
+            readers: dict[int, set[int]] = {}
+            for k, crossed in enumerate(reads):
+                for q in crossed:
+                    readers.setdefault(id(q), set()).add(k)
+            if readers:
+                s.unqualified = frozenset(
+                    v.first
+                    for k, v in enumerate(s.values)
+                    if not any(c.qualifier and k in readers.get(id(c), (k,)) for c in s.cues)
+                )
         return claims
 
     def _qualified(self, s: _Sentence, v: Value) -> bool:
@@ -881,15 +888,15 @@ class GrammarDetector:
             i -= 1
         return None
 
-    def _adjacent_after(self, s: _Sentence, v: Value, crossed: list[_Cue]) -> _Cue | None:
+    def _adjacent_after(self, s: _Sentence, v: Value, crossed: list[_Cue], naming: set[int]) -> _Cue | None:
         """The cue right after ``v`` that says what it is: "4821 is the last four of my social",
         "4821 — that's the last 4 of my SSN", "9921 (last four of my social)", "94110 is my zip".
 
         Between them only ``links_after`` words ("is", "that's", "the", "my", punctuation) and a
         qualifier, after which the ``links`` too ("of", "on"). A word or a qualifier must be
         among them: "1234, card ending 5678" is a list, not "1234 is the card". Nor does a cue
-        that names the value after it ("card ending 5678") name one before it. A blocker claims
-        the value with nothing between too ("5000 dollars").
+        that names the value after it (``naming``: "card ending 5678") name one before it. A
+        blocker claims the value with nothing between too ("5000 dollars").
         """
         g = self.grammar
         cue_at = self._cue_at(s)
@@ -902,7 +909,7 @@ class GrammarDetector:
                 if cue.lists & g.blockers and not cue.lists & g.entity_lists:
                     return cue  # "5000 dollars", "1234 is my order number"
                 if cue.lists & claimers:
-                    if not (worded or qualified) or self._names_next(s, cue):
+                    if not (worded or qualified) or id(cue) in naming:
                         return None
                     return cue
                 if not cue.qualifier:
@@ -918,10 +925,6 @@ class GrammarDetector:
                 return None
             i += 1
         return None
-
-    def _names_next(self, s: _Sentence, cue: _Cue) -> bool:
-        """Whether ``cue`` is the cue right before a value of the sentence ("card ending 5678")."""
-        return any(w.first > cue.last and self._adjacent(s, w) is cue for w in s.values)
 
     def _leads_to(self, s: _Sentence, qualifier: _Cue, cue: _Cue) -> bool:
         """Whether only link words stand between a qualifier and the cue after it ("the last
