@@ -58,6 +58,13 @@ _LAST4 = re.compile(r"_?4(?![0-9])")
 _NO_DIGITS = 1 << 30
 # What a value that the tree gives to a cue loses against one a cue right before it names.
 PARSE_PENALTY = 0.05
+# What may join two values that one cue names: "ending 4242 or 5678", "4242, 5678 and 9012".
+_JOINERS = frozenset({"and", "or", ",", "&", "/"})
+# A sentence that starts by pointing back at the one before: "that's", "this is", "those are".
+_POINTS_BACK = re.compile(
+    r"\W*(?:that|this|it|which|those|these)(?:['’]s\b|s\b|['’]d\b|\s+(?:is|are|was|were|would|should|will)\b)",
+    re.IGNORECASE,
+)
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -112,6 +119,8 @@ class Grammar:
     blockers: frozenset[str]
     ignore: frozenset[str]
     links: frozenset[str]
+    # Words that may stand between a value and the cue after it (see _adjacent_after).
+    links_after: frozenset[str] = frozenset()
     max_distance: int = 3
     carry_lines: int = 2
     carry_max_tokens: int = 10
@@ -143,6 +152,7 @@ class Grammar:
             foreign=foreign,
             ignore=self.ignore,
             links=self.links,
+            links_after=self.links_after,
             max_distance=self.max_distance,
             carry_lines=self.carry_lines,
             carry_max_tokens=self.carry_max_tokens,
@@ -151,7 +161,7 @@ class Grammar:
 
 # ---------------------------------------------------------------------------------- loading
 _TOP_KEYS = {"rules", "shapes"}
-_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links"}
+_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links", "links_after"}
 _SETTINGS = {"max_distance", "carry_lines", "carry_max_tokens"}
 
 
@@ -180,9 +190,11 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         if not isinstance(settings[key], int) or settings[key] < 0:
             raise RuleError(path, rulefile.line_of(settings), f"settings.{key} must be a whole number >= 0")
 
-    links = data.get("links", [])
-    if not isinstance(links, list) or not all(isinstance(w, str | int) for w in links):
-        raise RuleError(path, line, "links must be a list of words")
+    def words(key: str) -> frozenset[str]:
+        found = data.get(key, [])
+        if not isinstance(found, list) or not all(isinstance(w, str | int) for w in found):
+            raise RuleError(path, line, f"{key} must be a list of words")
+        return frozenset(str(w).lower() for w in found)
 
     shapes_node = data["shapes"]
     if not isinstance(shapes_node, Mapping):
@@ -211,7 +223,8 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         qualifiers=qualifiers,
         blockers=blockers,
         ignore=ignore,
-        links=frozenset(str(w).lower() for w in links),
+        links=words("links"),
+        links_after=words("links_after"),
         max_distance=int(settings.get("max_distance", Grammar.max_distance)),
         carry_lines=int(settings.get("carry_lines", Grammar.carry_lines)),
         carry_max_tokens=int(settings.get("carry_max_tokens", Grammar.carry_max_tokens)),
@@ -352,6 +365,8 @@ class _Sentence:
     pending: list[Value] = field(default_factory=list)  # values that need the tree
     unclaimed: list[Value] = field(default_factory=list)  # values no cue governs
     cue_at: dict[int, _Cue] | None = None  # token index -> its cue, built once (see _adjacent)
+    # First tokens of the values for which the sentence's qualifiers do not count (_claims).
+    unqualified: frozenset[int] = frozenset()
 
 
 class GrammarDetector:
@@ -475,18 +490,19 @@ class GrammarDetector:
             self.stats["sentences"] += len(sentences)
             around: _Around | None = None
             for s in sentences:
-                for v in s.values:
+                # Every value's claim, also of those skipped below: which qualifier a value
+                # reads decides for the others too (_claims), with or without ``known``.
+                for v, (claim, penalty) in zip(s.values, self._claims(s), strict=True):
                     if top and any(k.start <= v.start and v.end <= k.end for k in top):
                         continue  # whatever it yields, resolve() drops it (see _beyond)
-                    claim = self._adjacent(s, v)
                     if claim is None:
                         s.pending.append(v)
-                    elif not self._emit(text, s.qualified, v, claim, 0.0, out[i]):
+                    elif not self._emit(text, self._qualified(s, v), v, claim, penalty, out[i]):
                         self._unclaim(s, v, claim, adjacent=True)
                 named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
                 pending, s.pending = s.pending, []
                 for v in pending:
-                    if self._could_fit(text, v, s.qualified, named):
+                    if self._could_fit(text, v, self._qualified(s, v), named):
                         if known and known[i]:
                             around = around or _Around(known[i])
                             if self._settled(text, s, v, around, None if spared is None else spared[i]):
@@ -588,6 +604,7 @@ class GrammarDetector:
             if request is None and (trig == len(triggers) or triggers[trig] >= pos + len(line)):
                 pos += len(line) + 1
                 continue
+            prev: tuple[int, int] | None = None  # the sentence before, if it has no cue
             for start, end in _split(line):
                 s, e = pos + start, pos + end
                 while h < len(hits) and hits[h].start < s:
@@ -596,6 +613,7 @@ class GrammarDetector:
                 while local < len(hits) and hits[local].start < e:
                     local += 1
                 mine = hits[h:local]
+                back, prev = prev, ((s, e) if not mine and request is None else None)
                 gated = any(c.lists & g.gate_lists for c in mine)
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
@@ -612,8 +630,12 @@ class GrammarDetector:
                 if number and request is None and top and self._out_of_reach(text, mine, s, e, top):
                     continue
                 question = text[s:e].rstrip().endswith("?")
-                if not number and not (
-                    g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine))
+                # "4821... that's the last four of my social": a sentence that points back.
+                back = back if gated and _POINTS_BACK.match(text, s, e) else None
+                if (
+                    not number
+                    and back is None
+                    and not (g.carry_lines and (question or any(c.lists & g.qualifiers for c in mine)))
                 ):
                     continue
                 tokens = tokenize(text, s, e)
@@ -621,6 +643,9 @@ class GrammarDetector:
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
                 vals = values(tokens, skip, alnum=self._alnum) if number else []
                 if not vals:
+                    if back is not None:
+                        self._named_back(text, index, line_no, back, cues, out)
+                        continue
                     asked = self._asked(cues, question)
                     if asked is not None and g.carry_lines:
                         request = (line_no, asked)
@@ -634,6 +659,25 @@ class GrammarDetector:
                 found.append(sentence)
             pos += len(line) + 1
         return found
+
+    def _named_back(
+        self,
+        text: str,
+        index: int,
+        line_no: int,
+        span: tuple[int, int],
+        cues: Sequence[_Cue],
+        out: list[Finding],
+    ) -> None:
+        """A reply before the sentence that names it ("4821. That's the last four of my SSN.",
+        "94110 — that's my zip" across a full stop): as a reply after a request."""
+        named = self._asked(cues, True)
+        if named is None:
+            return
+        tokens = tokenize(text, *span)
+        vals = values(tokens, frozenset(), alnum=self._alnum)
+        if vals and self._reply(_Sentence(index, line_no, tokens, [], vals, False)):
+            self._emit(text, named.fragment, vals[0], named.cue, 0.1, out)
 
     def _idle(self, text: str, hits: Sequence[CueHit], start: int, end: int) -> bool:
         """Whether a sentence can neither yield a finding nor ask for a value, untokenized.
@@ -751,8 +795,8 @@ class GrammarDetector:
         """A reply: short, with one number in it and no cue of its own."""
         return not s.cues and len(s.tokens) <= self.grammar.carry_max_tokens and len(s.values) == 1
 
-    def _adjacent(self, s: _Sentence, v: Value) -> _Cue | None:
-        """The cue right before ``v``, with only link words, qualifiers and punctuation between."""
+    def _cue_at(self, s: _Sentence) -> dict[int, _Cue]:
+        """Token index -> the cue covering it, built once per sentence."""
         cue_at = s.cue_at
         if cue_at is None:
             # Once per sentence, not per value: a long one with many values stays linear.
@@ -764,6 +808,69 @@ class GrammarDetector:
                     held = cue_at.get(t)
                     if held is None or not (held.lists & claimers) or c.lists & claimers:
                         cue_at[t] = c
+        return cue_at
+
+    def _claims(self, s: _Sentence) -> list[tuple[_Cue | None, float]]:
+        """Per value of ``s``: the cue that stands right by it, if any, and the score penalty.
+
+        First the cue right before it (_adjacent); then the cue right after it, as the tree
+        would give it (_adjacent_after: "1234 is the last four of my SSN"); then, for a value
+        joined to the one before by "and", "or" or a comma, that one's cue and qualifiers
+        ("card ending 4242 or 5678"). A qualifier read on the way belongs to the values that
+        read it: for the others of the sentence it does not count ("I paid 1234 for the card
+        ending in 5678", "amount=1234 card_last4=5678"); see _qualified.
+        """
+        g = self.grammar
+        qualified = s.qualified
+        reads: list[list[_Cue]] = []
+        left: list[_Cue | None] = []
+        for v in s.values:
+            crossed: list[_Cue] = []
+            left.append(self._adjacent(s, v, crossed if qualified else None))
+            reads.append(crossed)
+        naming = {id(c) for c in left if c is not None}
+        claims: list[tuple[_Cue | None, float]] = []
+        for k, v in enumerate(s.values):
+            claim, penalty, crossed = left[k], 0.0, reads[k]
+            if claim is None and g.links_after:
+                crossed.clear()
+                claim, penalty = self._adjacent_after(s, v, crossed, naming), PARSE_PENALTY
+            if claim is None and k and claims[k - 1][0] is not None and self._joined(s, s.values[k - 1], v):
+                (claim, penalty), crossed = claims[k - 1], reads[k - 1]
+            elif claim is None:
+                crossed = []
+            elif qualified:
+                # The claim itself, or a qualifier in its word ("card_last4"), is read too.
+                first, last = claim.first, claim.last
+                crossed += [c for c in s.cues if c.qualifier and c.first <= last and first <= c.last]
+            claims.append((claim, penalty))
+            reads[k] = crossed
+        if qualified:
+            readers: dict[int, set[int]] = {}
+            for k, crossed in enumerate(reads):
+                for q in crossed:
+                    readers.setdefault(id(q), set()).add(k)
+            if readers:
+                s.unqualified = frozenset(
+                    v.first
+                    for k, v in enumerate(s.values)
+                    if not any(c.qualifier and k in readers.get(id(c), (k,)) for c in s.cues)
+                )
+        return claims
+
+    def _qualified(self, s: _Sentence, v: Value) -> bool:
+        """Whether a qualifier of the sentence that no other value reads is there for ``v``."""
+        return s.qualified and v.first not in s.unqualified
+
+    def _joined(self, s: _Sentence, before: Value, v: Value) -> bool:
+        """Whether only "and", "or" and commas stand between two values ("4242 or 5678")."""
+        between = s.tokens[before.last + 1 : v.first]
+        return bool(between) and all(t.text.lower() in _JOINERS for t in between)
+
+    def _adjacent(self, s: _Sentence, v: Value, crossed: list[_Cue] | None = None) -> _Cue | None:
+        """The cue right before ``v``, with only link words, qualifiers and punctuation between;
+        the qualifiers passed go to ``crossed``."""
+        cue_at = self._cue_at(s)
         i = v.first - 1
         while i >= 0:
             cue = cue_at.get(i)
@@ -771,6 +878,8 @@ class GrammarDetector:
                 if cue.lists & (self.grammar.entity_lists | self.grammar.blockers):
                     return cue
                 if cue.qualifier or not cue.lists:
+                    if cue.qualifier and crossed is not None:
+                        crossed.append(cue)
                     i = cue.first - 1
                     continue
                 return None
@@ -778,6 +887,52 @@ class GrammarDetector:
                 return None
             i -= 1
         return None
+
+    def _adjacent_after(self, s: _Sentence, v: Value, crossed: list[_Cue], naming: set[int]) -> _Cue | None:
+        """The cue right after ``v`` that says what it is: "4821 is the last four of my social",
+        "4821 — that's the last 4 of my SSN", "9921 (last four of my social)", "94110 is my zip".
+
+        Between them only ``links_after`` words ("is", "that's", "the", "my", punctuation) and a
+        qualifier, after which the ``links`` too ("of", "on"). A word or a qualifier must be
+        among them: "1234, card ending 5678" is a list, not "1234 is the card". Nor does a cue
+        that names the value after it (``naming``: "card ending 5678") name one before it. A
+        blocker claims the value with nothing between too ("5000 dollars").
+        """
+        g = self.grammar
+        cue_at = self._cue_at(s)
+        claimers = g.entity_lists | g.blockers
+        worded = qualified = False
+        i = v.last + 1
+        while i < len(s.tokens):
+            cue = cue_at.get(i)
+            if cue is not None:
+                if cue.lists & g.blockers and not cue.lists & g.entity_lists:
+                    return cue  # "5000 dollars", "1234 is my order number"
+                if cue.lists & claimers:
+                    if not (worded or qualified) or id(cue) in naming:
+                        return None
+                    return cue
+                if not cue.qualifier:
+                    return None  # an ignored phrase ("zip file") or another list's word
+                qualified = True
+                crossed.append(cue)
+                i = cue.last + 1
+                continue
+            word = s.tokens[i].text.lower()
+            if word in g.links_after:
+                worded = worded or word[0].isalpha()
+            elif not (qualified and word in g.links):
+                return None
+            i += 1
+        return None
+
+    def _leads_to(self, s: _Sentence, qualifier: _Cue, cue: _Cue) -> bool:
+        """Whether only link words stand between a qualifier and the cue after it ("the last
+        four of my social")."""
+        links = self.grammar.links
+        return qualifier.last < cue.first and all(
+            t.text.lower() in links for t in s.tokens[qualifier.last + 1 : cue.first]
+        )
 
     def _emit(
         self, text: str, qualified: bool, v: Value, cue: _Cue, penalty: float, out: list[Finding]
@@ -853,16 +1008,17 @@ class GrammarDetector:
         g = self.grammar
         width = v.end - v.start
         candidates: list[tuple[str, float]] = []
+        qualified = self._qualified(s, v)
         for c in s.cues:
             if not c.lists & g.entity_lists:
                 continue  # no claim, or a blocker's: no finding from this cue (_emit)
             for rule in g.rules:
-                if rule.cues & c.lists and any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                if rule.cues & c.lists and any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score - PARSE_PENALTY))
                     break  # _emit stops at the first rule that takes the value
         if v.masked:
             for rule in self._masked_rules:
-                if any(shape.accepts(v, text, s.qualified) for shape in rule.shapes):
+                if any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score))
                     break
         unsure: list[Finding] = []
@@ -880,7 +1036,7 @@ class GrammarDetector:
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
         for rule in self._masked_rules:
             for shape in rule.shapes:
-                if shape.accepts(v, text, s.qualified):
+                if shape.accepts(v, text, self._qualified(s, v)):
                     out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
                     return
 
@@ -902,7 +1058,8 @@ class GrammarDetector:
             for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
                 text = texts[s.text_index]
                 heads = [t.head.i for t in doc]
-                quals = [index[t] for c in s.cues if c.qualifier for t in range(c.first, c.last + 1)]
+                qual_cues = [c for c in s.cues if c.qualifier]
+                quals = [index[t] for c in qual_cues for t in range(c.first, c.last + 1)]
                 for v in s.pending:
                     best: tuple[int, int] | None = None
                     claim: _Cue | None = None
@@ -910,14 +1067,23 @@ class GrammarDetector:
                         if not c.lists & claimers:
                             continue
                         nodes = [index[t] for t in range(c.first, c.last + 1)]
-                        # "the last four of my SSN is 1234": the qualifier stands in for its cue.
+                        # "the last four of my SSN is 1234": the qualifier stands in for its cue,
+                        # if the tree puts it near the cue or only links stand between them
+                        # (the tree may hang "of my social" on a word after it).
                         nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
+                        nodes += [
+                            index[t]
+                            for q in qual_cues
+                            if self._leads_to(s, q, c)
+                            for t in range(q.first, q.last + 1)
+                        ]
                         d = min(_distance(heads, n, index[v.first]) for n in nodes)
                         key = (d, abs(c.first - v.first))
                         if best is None or key < best:
                             best, claim = key, c
                     if claim is not None and best is not None and best[0] <= self.grammar.max_distance:
-                        if not self._emit(text, s.qualified, v, claim, PARSE_PENALTY, out[s.text_index]):
+                        qualified = self._qualified(s, v)
+                        if not self._emit(text, qualified, v, claim, PARSE_PENALTY, out[s.text_index]):
                             self._unclaim(s, v, claim, adjacent=False)
                     else:
                         s.unclaimed.append(v)
