@@ -123,9 +123,12 @@ def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
     texts = TRICKY + _fuzz(zlib.crc32(name.encode()), 3000) + streams.mixed(600, seed=5)
     matched = 0
     for text in filter(str.isascii, texts):
-        if rule.pattern.search(text, timeout=5) is not None:
+        first = rule.pattern.search(text, timeout=5)
+        if first is not None:
             matched += 1
-            assert rule.needs.search(text) is not None, text
+            found = rule.needs.search(text)
+            # The pattern runs from ``reach`` before what was found: no match starts earlier.
+            assert found is not None and found.start() - rule.reach <= first.start(), text
     assert matched >= 3  # the inputs do exercise the rule
 
 
