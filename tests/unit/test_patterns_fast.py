@@ -172,6 +172,64 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
     assert taken > 500
 
 
+def _near_examples(rnd: random.Random, code: str, count: int) -> list[str]:
+    """National numbers of ``code``: its example numbers with a digit or two changed, cut or
+    lengthened (many valid, many just not), and random digits."""
+    meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
+    assert meta is not None
+    kinds = (meta.fixed_line, meta.mobile, meta.toll_free, meta.premium_rate, meta.voip, meta.uan)
+    examples = [d.example_number for d in kinds if d is not None and d.example_number]
+    out = []
+    for _ in range(count):
+        if examples and rnd.random() < 0.6:
+            digits = list(rnd.choice(examples))
+            for _ in range(rnd.randint(0, 2)):
+                digits[rnd.randrange(len(digits))] = rnd.choice("0123456789")
+            cut = rnd.choice([0, 0, 0, -1, 1])
+            digits = digits[:-1] if cut < 0 else digits + [rnd.choice("0123456789")] * cut
+            out.append("".join(digits))
+        else:
+            out.append("".join(rnd.choice("0123456789") for _ in range(rnd.randint(3, 13))))
+    return out
+
+
+def test_validity_in_a_region_is_what_libphonenumber_says() -> None:
+    rnd = random.Random(17)
+    judged = 0
+    for code in sorted(phonenumbers.SUPPORTED_REGIONS):
+        meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
+        assert meta is not None
+        judged += validators._region(code) is not None
+        for nsn in _near_examples(rnd, code, 60):
+            number = _parsed(f"+{meta.country_code}{nsn}", None)
+            if number is not None:
+                fast = validators._valid_in(number, code)
+                assert fast == phonenumbers.is_valid_number_for_region(number, code), (code, nsn)
+    assert judged > 200  # most regions are read off their metadata, not left to the library
+
+
+def test_a_hopeless_national_number_is_invalid_per_libphonenumber() -> None:
+    rnd = random.Random(19)
+    codes = ["GB", "DE", "FR", "AU", "IN", "US", *sorted(phonenumbers.SUPPORTED_REGIONS)]
+    hopeless = 0
+    values = [("078-05-1120", "GB"), ("(0)20 7946 0958", "GB"), ("0049 30 1234567", "DE"), ("٠٢٠ 7946", "GB")]
+    for _ in range(20000):
+        code = rnd.choice(codes[:12])
+        lead = rnd.choice(["0", "0", "", "00", "1", "44", "61", "49", "91", "33", "011", "0011"])
+        digits = lead + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(5, 12)))
+        marked = "".join(
+            ch + rnd.choice(["", "", " ", "-", ".", "/", ")", " (", "  ", ",", "\t"]) for ch in digits
+        )
+        values.append((rnd.choice(["", "(", " ", "+"]) + marked.strip(), code))
+    for value, code in values:
+        if validators._hopeless(value, code):
+            hopeless += 1
+            number = _parsed(value, code)
+            assert number is None or not phonenumbers.is_valid_number(number), (value, code)
+    assert validators._hopeless("078-05-1120", "GB")
+    assert hopeless > 1000
+
+
 def _ipv4_by_ipaddress(value: str) -> int:
     """What the ipv4 validator said before it read dotted quads itself."""
     try:
