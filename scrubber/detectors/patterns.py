@@ -184,6 +184,9 @@ class PatternRule:
     reach: int = 0
     # The group that is the value: "v" when the pattern names one, else the whole match.
     value_group: str | int = 0
+    # The lists whose cue raises the score (``raise`` and ``requires``), worked out once: a
+    # union of two sets is a new set, and ``_judge`` asks for it on every value it scores.
+    raised_by: frozenset[str] = frozenset()
 
     @property
     def gate_cased(self) -> tuple[str, ...]:
@@ -318,6 +321,7 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
         needs=needed,
         reach=reach,
         value_group="v" if "v" in pattern.groupindex else 0,
+        raised_by=raise_lists | requires,
     )
 
 
@@ -629,7 +633,7 @@ class PatternDetector:
             text = doc.text
             cues = doc.cues
             lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
-            raised = cues.last_before(rule.raise_lists | rule.requires, lo, start)
+            raised = cues.last_before(rule.raised_by, lo, start)
             required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
             hi = -1
             if rule.after:
@@ -642,7 +646,7 @@ class PatternDetector:
                 score = max(score, rule.context_score)
             elif lowered >= 0:
                 score -= rule.penalty
-            elif hi >= 0 and cues.first_after(rule.raise_lists | rule.requires, end, hi) >= 0:
+            elif hi >= 0 and cues.first_after(rule.raised_by, end, hi) >= 0:
                 score = max(score, rule.context_score)
         return Finding(start, end, rule.entity, score, f"pattern:{rule.name}")
 

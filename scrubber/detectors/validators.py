@@ -497,14 +497,18 @@ def _month(word: str) -> int:
     return _MONTHS.get(word, 0)
 
 
+_EARLIEST_BIRTH = dt.date(1900, 1, 1)
+
+
 def _plausible(year: int, month: int, day: int) -> bool:
+    today = dt.date.today()  # read once: it costs as much as the rest of the check
     if year < 100:
-        year += 1900 if year > dt.date.today().year % 100 else 2000
+        year += 1900 if year > today.year % 100 else 2000
     try:
         born = dt.date(year, month, day)
     except ValueError:
         return False
-    return dt.date(1900, 1, 1) <= born <= dt.date.today()
+    return _EARLIEST_BIRTH <= born <= today
 
 
 def date(value: str) -> int:
