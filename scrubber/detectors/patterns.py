@@ -629,18 +629,19 @@ class PatternDetector:
                 return None
             end = start + valid
         score = rule.score
-        if rule.raise_lists or rule.lower_lists or rule.requires:
-            text = doc.text
+        if (rule.raise_lists or rule.lower_lists or rule.requires) and doc.cues:
             cues = doc.cues
+            text = doc.text
             lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
             raised = cues.last_before(rule.raised_by, lo, start)
-            required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
             hi = -1
             if rule.after:
                 line_end = text.find("\n", end)
                 hi = min(end + rule.after, len(text) if line_end < 0 else line_end)
-            if rule.requires and required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
-                return None
+            if rule.requires:
+                required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
+                if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
+                    return None
             lowered = cues.last_before(rule.lower_lists, lo, start) if rule.lower_lists else -1
             if raised >= 0 and raised >= lowered:
                 score = max(score, rule.context_score)
@@ -648,6 +649,8 @@ class PatternDetector:
                 score -= rule.penalty
             elif hi >= 0 and cues.first_after(rule.raised_by, end, hi) >= 0:
                 score = max(score, rule.context_score)
+        elif rule.requires:
+            return None  # not a cue in the text
         return Finding(start, end, rule.entity, score, f"pattern:{rule.name}")
 
 

@@ -210,12 +210,15 @@ def _parse(value: str, region: str | None) -> bool:
     valid = _VERDICTS.get(key)
     if valid is None:
         try:
-            number = _north_american(value, region)
-            if number is not None:
+            digits = _north_american(value, region)
+            if digits is not None:
                 # A number valid in the US is valid: the US is the first region of code 1 and
                 # is matched on the whole number, so is_valid_number would find it first and
                 # judge it the same way again. Others take the full search.
-                valid = (_US_FIRST and _valid_in(number, "US")) or (phonenumbers.is_valid_number(number))
+                valid = _US_FIRST and _valid_in(digits, "US") is True
+                if not valid:
+                    number = phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
+                    valid = phonenumbers.is_valid_number(number)
             elif region is not None and _hopeless(value, region):
                 valid = False
             else:
@@ -240,8 +243,8 @@ _US_FIRST = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(1, ())[:1] == ("US",) a
 _NANP_MARKS = str.maketrans(dict.fromkeys(" ().-"))
 
 
-def _north_american(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
-    """The number ``phonenumbers.parse`` makes of a plain ten-digit North American number.
+def _north_american(value: str, region: str | None) -> str | None:
+    """The national number ``phonenumbers.parse`` reads in a plain ten-digit North American one.
 
     Most numbers validated are written "(415) 555-0142" or "+1 415-555-0142": ten ASCII digits
     (the first 2-9, so no trunk prefix can be read off) and these marks, nothing else. Parsing
@@ -257,7 +260,7 @@ def _north_american(value: str, region: str | None) -> phonenumbers.PhoneNumber 
     digits = body.translate(_NANP_MARKS)
     if len(digits) != 10 or not digits.isdigit() or not digits.isascii() or digits[0] in "01":
         return None
-    return phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
+    return digits
 
 
 # A number description of the metadata: the lengths it allows (any when empty) and its pattern.
@@ -342,12 +345,12 @@ def _region(code: str) -> _Region | None:
     return region
 
 
-def _valid_in(number: phonenumbers.PhoneNumber, code: str) -> bool:
-    """``phonenumbers.is_valid_number_for_region(number, code)``, from ``_region(code)``."""
+def _valid_in(nsn: str, code: str) -> bool | None:
+    """``is_valid_number_for_region`` of the national (significant) number ``nsn`` of a number
+    of ``code``'s country code; None where ``_region`` cannot read ``code``."""
     region = _region(code)
-    if region is None or number.country_code != region.country_code:
-        return phonenumbers.is_valid_number_for_region(number, code)
-    nsn = phonenumbers.national_significant_number(number)
+    if region is None:
+        return None
     if not _fits(region.general, nsn):
         return False
     size = len(nsn)
