@@ -83,7 +83,11 @@ _PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
 def phone(value: str) -> int:
     """Any number libphonenumber calls valid in one of the supported regions, however written."""
     digits = _digits(value)
-    if not 7 <= len(digits) <= 20 or len(set(digits)) < 3 or _looks_like_date_or_time(value):
+    if (
+        not 7 <= len(digits) <= 20
+        or len(set(digits)) < 3
+        or (len(digits) <= 8 and _looks_like_date_or_time(value))
+    ):
         return 0
     core = _without_extension(value)
     if core.count("(") != core.count(")"):
@@ -162,7 +166,7 @@ def _phone(value: str, *, grouped: bool) -> int:
     # Cheap shape checks first: most candidates (counts, versions, IPs) stop here.
     if not 7 <= len(digits) <= 15 or not digits.isdigit() or len(set(digits)) < 3:
         return 0
-    if core.count("(") != core.count(")") or _looks_like_date_or_time(core):
+    if core.count("(") != core.count(")") or (len(digits) <= 8 and _looks_like_date_or_time(core)):
         return 0
     if core.startswith(("+", "00")):
         valid = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
@@ -401,6 +405,8 @@ def bank_account(value: str) -> int:
 
 
 def _looks_like_date_or_time(value: str) -> bool:
+    """Whether ``value`` is three numbers, a year of four digits first or last ("2024-01-31",
+    "31/01/1999"), and else only separators and blanks: never with more than eight digits."""
     parts = [p for p in value.replace("/", "-").replace(".", "-").split("-") if p]
     if len(parts) == 3 and all(p.strip().isdigit() for p in parts):
         a, b, c = (p.strip() for p in parts)

@@ -232,6 +232,33 @@ def test_a_hopeless_national_number_is_invalid_per_libphonenumber() -> None:
     assert hopeless > 1000
 
 
+def test_no_date_or_time_has_more_than_eight_digits() -> None:
+    # The phone validators ask _looks_like_date_or_time only of values with at most eight.
+    rnd = random.Random(23)
+    values = ["2024-01-31", "31/01/1999", " 2024 - 1 - 3 ", "--2024--01-31-", "١٩٩٩-01-31", "2024-01-311"]
+    for _ in range(30000):
+        numbers = [
+            "".join(rnd.choice("0123456789" * 4 + "١² \t\x1ca") for _ in range(rnd.randint(1, 6)))
+            for _ in range(3)
+        ]
+        seps = [rnd.choice(["-", "/", ".", "--", " -", "/ ", "-/"]) for _ in range(4)]
+        values.append(
+            seps[0] * rnd.randint(0, 1)
+            + numbers[0]
+            + seps[1]
+            + numbers[1]
+            + seps[2]
+            + numbers[2]
+            + seps[3] * rnd.randint(0, 1)
+        )
+    dates = 0
+    for value in values:
+        if validators._looks_like_date_or_time(value):
+            dates += 1
+            assert sum(ch.isdigit() for ch in value) <= 8, value
+    assert dates > 100
+
+
 def _ipv4_by_ipaddress(value: str) -> int:
     """What the ipv4 validator said before it read dotted quads itself."""
     try:
