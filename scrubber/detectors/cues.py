@@ -250,8 +250,12 @@ def _compile(variants: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]
     fast = _trie_pattern(variants, possessive=True)
     body = _trie_pattern(variants)
     folding = re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z])", re.IGNORECASE)
-    if all(v[0] in _LETTERS for v in variants):
-        return re.compile(rf"[^a-z0-9](?:{fast})(?![a-z])"), folding, 1
+    firsts = {v[0] for v in variants}
+    if firsts <= _LETTERS:
+        # Then a look-ahead for those letters: where no cue starts (a blank, a digit or a letter
+        # no cue starts with follows), one bit test instead of a test of each branch of the tree.
+        ahead = "".join(sorted(firsts))
+        return re.compile(rf"[^a-z0-9](?=[{ahead}])(?:{fast})(?![a-z])"), folding, 1
     return re.compile(rf"(?<![a-z0-9])(?:{fast})(?![a-z])"), folding, 0
 
 

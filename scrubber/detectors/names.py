@@ -309,7 +309,7 @@ class NameDetector:
         self.timeout = timeout
         # Trigger phrases that are not one plain word, as matched (a message repeats the same
         # few): whether spelt right, and the phrases inside. Bounded: input is untrusted.
-        self._inside: dict[str, tuple[bool, tuple[_Inner, ...]]] = {}
+        self._inside: dict[str, tuple[bool, tuple[_Inner, ...], _ByNext]] = {}
         # The contexts with a pattern for capitalised names, and for lower-case lines.
         self._cased = frozenset(lexicon.exact.cased)
         self._lower = frozenset(lexicon.exact.lower)
@@ -403,21 +403,17 @@ class NameDetector:
                 continue
             wanted = hits.lists
             # What follows the phrase, for a first look at the phrases that run on past it
-            # (a mistyped "I'm" hides some sixty): "" at the end of the text, None beyond ASCII.
+            # (a mistyped "I'm" hides some sixty): a blank or not, then the next character.
             after = text[e : e + 1]
-            glued = after.lower() if after.isascii() else None
             blank = after.isspace() or after in ("_", "-")
-            for off, end, how, nxt in self._inside_of(matched)[1]:
-                if nxt:
-                    # Necessary for _continues: a blank before " word"; before the rest of a
-                    # word, its first letter (lower-cased or case-folded; on ASCII these agree).
-                    if nxt[0] == " ":
-                        if not blank:
-                            continue
-                    elif glued is not None and glued != nxt[0] and glued != nxt.casefold()[:1]:
-                        continue
-                    if not _continues(text, e, nxt):
-                        continue
+            if blank:
+                j = _skip_space(text, e, "_-")
+                after = text[j : j + 1]
+            by_next = self._inside_of(matched)[2]
+            entries = by_next.get((blank, after.lower() if after.isascii() else None), by_next[blank, ""])
+            for off, end, how, nxt in entries:
+                if nxt and not _continues(text, e, nxt):
+                    continue
                 for h in (how,) if how else wanted:
                     if h in wanted:
                         self._note(
@@ -476,8 +472,9 @@ class NameDetector:
         if how in self._lower and (i < 0 or _may_start(text, i, True)):
             _file(lower, how, start)
 
-    def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...]]:
-        """Whether a trigger phrase (not one plain word) is spelt right, and the phrases in it.
+    def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...], _ByNext]:
+        """Whether a trigger phrase (not one plain word) is spelt right, the phrases in it, and
+        those worth a look given what follows it (``_by_next``).
 
         As in ``NameLexicon.inside``, with offsets within ``matched``; context "" stands for
         every context, at each word of a mistyped phrase (nothing is known of what it hides).
@@ -500,10 +497,11 @@ class NameDetector:
             entries = tuple(
                 (_place(where, k), _place(where, e) if e >= 0 else -1, how, nxt) for k, e, how, nxt in table
             )
-            known = (True, entries)
+            known = (True, entries, _by_next(entries))
         else:
             starts = [i for i in range(len(matched)) if _run_starts(matched, i)]
-            known = (phrase in self.lex.phrases, tuple((i, -1, "", "") for i in starts))
+            entries = tuple((i, -1, "", "") for i in starts)
+            known = (phrase in self.lex.phrases, entries, _by_next(entries))
         if len(self._inside) < SEEN_MAX:
             self._inside[matched] = known
         return known
@@ -640,6 +638,34 @@ _WORD = re.compile(r"[^\s_-]+")
 # A character that joins a name word to its neighbour, as the recurrence pattern had it:
 # one character class, so no backtracking.
 _JOINER = regex.compile(r"[\p{L}\d'’-]")
+
+
+# The phrases inside a trigger phrase worth a look, by what follows it: whether a blank does
+# (blanks, "_" and "-"), and the next character after it lower-cased ("" at the end of the
+# text; None beyond ASCII, where every phrase of that kind is looked at).
+_ByNext = dict[tuple[bool, str | None], tuple[_Inner, ...]]
+
+
+def _by_next(entries: tuple[_Inner, ...]) -> _ByNext:
+    """``entries`` by what must follow the phrase for each to be there (see ``_continues``).
+
+    One that needs nothing is always kept. One that runs on with " word" needs a blank and
+    then the word's first letter; one that runs on within the word ("'s") needs no blank and
+    its first character at once (never a blank: phrases are split at blanks). An ASCII
+    character is that letter when lower-cased, or the first of the case-folded piece. Entries
+    keep their order (records are noted in the order of their places).
+    """
+
+    def firsts(nxt: str) -> set[str]:
+        piece = nxt[1:] if nxt[0] == " " else nxt
+        return {piece[0], piece.casefold()[:1]}
+
+    def kept(nxt: str, blank: bool, c: str | None) -> bool:
+        return not nxt or ((nxt[0] == " ") == blank and (c is None or c in firsts(nxt)))
+
+    keys: set[tuple[bool, str | None]] = {(b, c) for b in (False, True) for c in ("", None)}
+    keys |= {(nxt[0] == " ", c) for *_, nxt in entries if nxt for c in firsts(nxt)}
+    return {(blank, c): tuple(x for x in entries if kept(x[3], blank, c)) for blank, c in keys}
 
 
 def _continues(text: str, i: int, nxt: str) -> bool:

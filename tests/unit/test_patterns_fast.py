@@ -123,9 +123,12 @@ def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
     texts = TRICKY + _fuzz(zlib.crc32(name.encode()), 3000) + streams.mixed(600, seed=5)
     matched = 0
     for text in filter(str.isascii, texts):
-        if rule.pattern.search(text, timeout=5) is not None:
+        first = rule.pattern.search(text, timeout=5)
+        if first is not None:
             matched += 1
-            assert rule.needs.search(text) is not None, text
+            found = rule.needs.search(text)
+            # The pattern runs from ``reach`` before what was found: no match starts earlier.
+            assert found is not None and found.start() - rule.reach <= first.start(), text
     assert matched >= 3  # the inputs do exercise the rule
 
 
@@ -148,9 +151,10 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
     values += [("+11 415 555 0142", None), ("1 415 555 0142", "US"), ("٤١٥٥٥٥٠١٤٢٠", "US")]
     taken = 0
     for value, region in values:
-        fast = validators._north_american(value, region)
-        if fast is not None:
+        digits = validators._north_american(value, region)
+        if digits is not None:
             taken += 1
+            fast = phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
             assert fast == _parsed(value, region), value
             assert validators._parse(value, region) == phonenumbers.is_valid_number(fast)
     validators.forget()
@@ -167,6 +171,92 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
         assert validators._parse(value, "US") == expected, value
     validators.forget()
     assert taken > 500
+
+
+def _near_examples(rnd: random.Random, code: str, count: int) -> list[str]:
+    """National numbers of ``code``: its example numbers with a digit or two changed, cut or
+    lengthened (many valid, many just not), and random digits."""
+    meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
+    assert meta is not None
+    kinds = (meta.fixed_line, meta.mobile, meta.toll_free, meta.premium_rate, meta.voip, meta.uan)
+    examples = [d.example_number for d in kinds if d is not None and d.example_number]
+    out = []
+    for _ in range(count):
+        if examples and rnd.random() < 0.6:
+            digits = list(rnd.choice(examples))
+            for _ in range(rnd.randint(0, 2)):
+                digits[rnd.randrange(len(digits))] = rnd.choice("0123456789")
+            cut = rnd.choice([0, 0, 0, -1, 1])
+            digits = digits[:-1] if cut < 0 else digits + [rnd.choice("0123456789")] * cut
+            out.append("".join(digits))
+        else:
+            out.append("".join(rnd.choice("0123456789") for _ in range(rnd.randint(3, 13))))
+    return out
+
+
+def test_validity_in_a_region_is_what_libphonenumber_says() -> None:
+    rnd = random.Random(17)
+    judged = 0
+    for code in sorted(phonenumbers.SUPPORTED_REGIONS):
+        meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
+        assert meta is not None
+        judged += validators._region(code) is not None
+        for nsn in _near_examples(rnd, code, 60):
+            number = _parsed(f"+{meta.country_code}{nsn}", None)
+            if number is not None:
+                fast = validators._valid_in(phonenumbers.national_significant_number(number), code)
+                if fast is not None:
+                    assert fast == phonenumbers.is_valid_number_for_region(number, code), (code, nsn)
+    assert judged > 200  # most regions are read off their metadata, not left to the library
+
+
+def test_a_hopeless_national_number_is_invalid_per_libphonenumber() -> None:
+    rnd = random.Random(19)
+    codes = ["GB", "DE", "FR", "AU", "IN", "US", *sorted(phonenumbers.SUPPORTED_REGIONS)]
+    hopeless = 0
+    values = [("078-05-1120", "GB"), ("(0)20 7946 0958", "GB"), ("0049 30 1234567", "DE"), ("٠٢٠ 7946", "GB")]
+    for _ in range(20000):
+        code = rnd.choice(codes[:12])
+        lead = rnd.choice(["0", "0", "", "00", "1", "44", "61", "49", "91", "33", "011", "0011"])
+        digits = lead + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(5, 12)))
+        marked = "".join(
+            ch + rnd.choice(["", "", " ", "-", ".", "/", ")", " (", "  ", ",", "\t"]) for ch in digits
+        )
+        values.append((rnd.choice(["", "(", " ", "+"]) + marked.strip(), code))
+    for value, code in values:
+        if validators._hopeless(value, code):
+            hopeless += 1
+            number = _parsed(value, code)
+            assert number is None or not phonenumbers.is_valid_number(number), (value, code)
+    assert validators._hopeless("078-05-1120", "GB")
+    assert hopeless > 1000
+
+
+def test_no_date_or_time_has_more_than_eight_digits() -> None:
+    # The phone validators ask _looks_like_date_or_time only of values with at most eight.
+    rnd = random.Random(23)
+    values = ["2024-01-31", "31/01/1999", " 2024 - 1 - 3 ", "--2024--01-31-", "١٩٩٩-01-31", "2024-01-311"]
+    for _ in range(30000):
+        numbers = [
+            "".join(rnd.choice("0123456789" * 4 + "١² \t\x1ca") for _ in range(rnd.randint(1, 6)))
+            for _ in range(3)
+        ]
+        seps = [rnd.choice(["-", "/", ".", "--", " -", "/ ", "-/"]) for _ in range(4)]
+        values.append(
+            seps[0] * rnd.randint(0, 1)
+            + numbers[0]
+            + seps[1]
+            + numbers[1]
+            + seps[2]
+            + numbers[2]
+            + seps[3] * rnd.randint(0, 1)
+        )
+    dates = 0
+    for value in values:
+        if validators._looks_like_date_or_time(value):
+            dates += 1
+            assert sum(ch.isdigit() for ch in value) <= 8, value
+    assert dates > 100
 
 
 def _ipv4_by_ipaddress(value: str) -> int:
