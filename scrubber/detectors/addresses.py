@@ -1,4 +1,6 @@
-"""Street addresses by a small grammar compiled from grammar/addresses.yaml."""
+"""Street addresses by a small grammar compiled from grammar/addresses.yaml: a house number
+before the street ("742 Evergreen Ter", "2500 County Road 42", "1500 Broadway"), the number
+after it ("Via Roma 5", "Rue des Lilas 12"), and PO boxes ("P.O. Box 77")."""
 
 from __future__ import annotations
 
@@ -15,7 +17,22 @@ from scrubber.detectors.patterns import TIMEOUT_CHARS, RegexTimeout
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
 
-_LISTS = ("suffixes", "directions", "units", "units_before", "not_names", "cues")
+_LISTS = (
+    "suffixes",
+    "name_suffixes",
+    "route_suffixes",
+    "named_streets",
+    "streets_first",
+    "streets_after_number",
+    "particles",
+    "po_boxes",
+    "after_plural_ok",
+    "directions",
+    "units",
+    "units_before",
+    "not_names",
+    "cues",
+)
 SCORE = 0.85
 # How far before the house number an address cue may stand.
 CUE_WINDOW = 30
@@ -57,6 +74,13 @@ class AddressGrammar(NamedTuple):
     unit: re.Pattern[str]
     # The suffix test for ASCII text, lower-cased first (see _prefilters).
     suffix_lower: re.Pattern[str]
+    # The forms with the number last ("Via Roma 5", "PO Box 12"), street names capitalised, and
+    # their fast test: a street type or box word with a digit after it on its line.
+    first: regex.Pattern[str]
+    first_street: re.Pattern[str]  # after a space
+    first_start: re.Pattern[str]  # at the start of the text
+    first_lower: re.Pattern[str]  # after a space, for ASCII text lower-cased
+    lists: Mapping[str, Sequence[str]]  # the word lists, lower case
 
 
 def load_address_grammar(path: Path) -> AddressGrammar:
@@ -75,36 +99,70 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         ):
             raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
         lists[key] = [w.strip().lower() for w in words]
-    suffix = _alternation(lists["suffixes"])
-    direction = _alternation(lists["directions"])
-    unit = _alternation(lists["units"])
-    before = _alternation(lists["units_before"])
-    not_name = _alternation(lists["not_names"])
+    alt = {key: _alternation(words) for key, words in lists.items() if key != "cues"}
+    suffix, direction, unit, not_name = alt["suffixes"], alt["directions"], alt["units"], alt["not_names"]
+    # Suffixes that are no street-name word in lower case ("street", "rd"; "hollow" is one).
+    only_suffix = _alternation([w for w in lists["suffixes"] if w not in set(lists["name_suffixes"])])
     # A street-name word: capitalised, or any case when the flag (?i) is on for a lower-case line;
-    # an ordinal ("16th"); never a function word.
+    # an ordinal ("16th"); never a function word in lower case, nor a suffix that is no name
+    # ("58 birch hollow ln" has one that is).
     # The look-ahead for a letter or an ordinal goes first: it fails at once where no word
     # starts ("1 1 1 ..."), before the long alternation of words that are no street names.
     word = (
-        rf"(?=\p{{L}}|\d{{1,3}}[snrt])(?!(?:{not_name}|{suffix})\b)"
+        rf"(?=\p{{L}}|\d{{1,3}}[snrt])(?!(?:{not_name}|{only_suffix})\b)"
         rf"(?:\p{{Lu}}[\p{{L}}'’.-]*|\d{{1,3}}(?:st|nd|rd|th))"
     )
+    # Words of a street name after a type written first (Rue des Lilas), lower-case particles
+    # among them; the first word after the type is capitalised in any line, or a particle.
+    particle = rf"(?:(?i:{alt['particles']})\s+|(?i:d|l)['’])"
+    cap = r"\p{Uppercase_Letter}[\p{L}'’.-]*"
+    after_type = rf"(?:{particle}*{word}|{cap})(?:\s+{particle}*{word}){{0,3}}"
+    # What follows a street with no suffix, or with the number last: the end, punctuation, a
+    # capitalised word (the city), a unit, a number (the postcode); no lower-case word.
+    end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d)"
+    house = r"\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
+    route_no = r"\d{1,4}[A-Za-z]?\b"
     pattern = (
         rf"(?<![\w.,/$£€-])"
-        rf"(?:(?i:{before})\.?\s*\d{{1,4}}[A-Za-z]?,?\s+)?"
-        rf"\d{{1,6}}[A-Za-z]?(?:-\d{{1,4}})?\s+"
+        rf"(?:(?i:{alt['units_before']})\.?\s*\d{{1,4}}[A-Za-z]?,?\s+)?"
+        rf"{house}\s+"
         rf"(?:(?i:{direction})\.?\s+)?"
-        rf"(?:{word}\s+){{0,3}}{word}\s+"
-        rf"(?i:{suffix})\b\.?"
+        rf"(?:"
+        # "2500 County Road 42"; with no name, a house number of two digits: "77 Highway 101 N".
+        rf"(?:(?:{word}\s+){{0,3}}{word}\s+|(?<=\d\d[A-Za-z]?\s+)(?=(?i:{alt['route_suffixes']})\.?\s+\d))"
+        rf"(?:(?i:{alt['route_suffixes']})\.?\s+{route_no}|(?i:{suffix})\b\.?"
+        # A plural noun after the street makes it a name of things: "3 Main St. locations".
+        rf"(?!\.?\s+(?!(?i:{alt['after_plural_ok']})\b)\p{{Ll}}+s\b))"
+        # "1500 Broadway"; "12 rue des Lilas".
+        rf"|(?i:{alt['named_streets']})\b{end}"
+        rf"|(?i:{alt['streets_after_number']})\s+{after_type}{end}"
+        rf")"
         rf"(?:\s+(?i:{direction})\b\.?)?"
         rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b"
         # ... or a floor given as an ordinal: "350 Fifth Avenue, 34th Floor".
         rf"|\d{{1,3}}(?i:st|nd|rd|th)\s+(?i:floor|fl)\b\.?))?"
     )
+    first = (
+        # At the start of the text or of a line, or after a space: the fast test looks for the
+        # word after a space, or at the start of the text.
+        rf"(?<!\S)"
+        rf"(?:"
+        # "PO Box 1234", "P.O. Box 77".
+        rf"(?i:{alt['po_boxes']})\s*#?\s*\d{{1,6}}\b(?![.,]\d)"
+        # "Broadway 1500"; "Via Roma 5", "Rue des Lilas 12, Paris"; the type capitalised unless
+        # the line is lower case.
+        rf"|(?=\p{{Lu}})(?:(?i:{alt['named_streets']})|(?i:{alt['streets_first']})\.?\s+{after_type}),?"
+        rf"\s+\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}}[A-Za-z]?)?\b{end}"
+        rf")"
+    )
     try:
         return AddressGrammar(
             regex.compile(pattern),
             compile_cues(lists["cues"], typos=True),
-            *_prefilters(lists["suffixes"], lists["units_before"]),
+            *_prefilters(lists),
+            regex.compile(first),
+            *_first_prefilter(lists),
+            lists,
         )
     except regex.error as exc:  # a word that breaks the pattern
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the address grammar: {exc}") from exc
@@ -130,12 +188,26 @@ def _literal_trie(words: Iterable[str]) -> str:
     return emit(tree)
 
 
+def _first_words(lists: Mapping[str, Sequence[str]]) -> list[str]:
+    """The words that a form with the number last starts with: a street type, a named street,
+    the first word of a PO box."""
+    boxes = {w.split()[0] for w in lists["po_boxes"]}
+    return sorted(set(lists["streets_first"]) | set(lists["named_streets"]) | boxes)
+
+
+def _ends(lists: Mapping[str, Sequence[str]]) -> list[str]:
+    """The words after which a house number's street may end: suffixes, named streets, types
+    written after the number."""
+    return sorted(set(lists["suffixes"]) | set(lists["named_streets"]) | set(lists["streets_after_number"]))
+
+
 def _prefilters(
-    suffixes: Sequence[str], units_before: Sequence[str]
+    lists: Mapping[str, Sequence[str]],
 ) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     r"""Tests that every address passes, cheapest first, each looser than the address pattern.
 
-    A digit; a street suffix after a space; a house number with a suffix at most five words
+    A digit; a street suffix after a space, or a word that starts a form with the number last
+    ("Via", "PO") at the start or after a space; a house number with a suffix at most five words
     after it (the pattern allows a direction and up to four street-name words); and, before
     that house number, a unit word where a match may start instead ("Flat 3, 27 Abbey Road").
     They are looser on every character: ``re``'s \s and case folding take in all that
@@ -152,25 +224,50 @@ def _prefilters(
     first letter differs. (Beyond ASCII, case folding pairs "s" with "ſ" and "i" with "ı", which
     lower-casing does not, so such a text takes the first form.)
     """
-    trie = _literal_trie(sorted(set(suffixes)))
-    suffix = rf"(?i:{trie})(?![A-Za-z0-9_])"
+    suffix = rf"(?i:{_literal_trie(_ends(lists))})(?![A-Za-z0-9_])"
+    # The words the suffix test looks for: those that end a street and those that start one.
+    both = sorted(set(_ends(lists)) | set(_first_words(lists)))
+    words = _literal_trie(both)
+    ascii_words = _literal_trie([w for w in both if w.isascii() or _folds_to_ascii(w)])
     # The look-behind comes after the first digit, so that the search skips to digits in C.
     number = rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?(?:-{_DIGIT}{{1,4}})?\s"
     # The first word of a unit written before the number: a match that starts there has it.
-    unit = _literal_trie(sorted({w.split()[0] for w in units_before}))
+    unit = _literal_trie(sorted({w.split()[0] for w in lists["units_before"]}))
     return (
         re.compile(_DIGIT),
-        re.compile(rf"\s{suffix}"),
+        re.compile(rf"\s(?i:{words})(?![A-Za-z0-9_])"),
         re.compile(rf"{number}\s*+(?:\S++\s++){{0,5}}{suffix}"),
         re.compile(unit, re.IGNORECASE),
-        # A suffix beyond ASCII might match an ASCII letter by case folding ("ſ"): then the
-        # second form keeps ignoring case (on the lower-cased text it finds the same).
-        re.compile(rf"\s(?{'' if all(w.isascii() for w in suffixes) else 'i'}:{trie})(?![a-z0-9_])"),
+        # A word beyond ASCII might match an ASCII letter by case folding ("ſ"): then the
+        # second form keeps ignoring case (on the lower-cased text it finds the same). One whose
+        # letters beyond ASCII fold to none in it ("allée") never matches ASCII text: left out.
+        re.compile(rf"\s(?{'i' if any(map(_folds_to_ascii, both)) else ''}:{ascii_words})(?![a-z0-9_])"),
     )
 
 
+def _folds_to_ascii(word: str) -> bool:
+    """Whether a letter of ``word`` beyond ASCII has an ASCII letter for a case ("ſ", "K")."""
+    return any(not c.isascii() and (c.lower().isascii() or c.upper().isascii()) for c in word)
+
+
+def _first_prefilter(
+    lists: Mapping[str, Sequence[str]],
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The fast tests of the forms with the number last: a word they start with, after a space
+    or at the start of the text, and a digit after it on its line. Looser than the pattern on
+    every character, as _prefilters are."""
+    words = _first_words(lists)
+    first = rf"(?i:{_literal_trie(words)})(?![A-Za-z0-9_])[^\n]*?{_DIGIT}"
+    # On ASCII text lower-cased, as the suffix test: a literal prefix tree is faster.
+    ascii_words = [w for w in words if w.isascii() or _folds_to_ascii(w)]
+    fold = "i" if any(map(_folds_to_ascii, words)) else ""
+    lower = rf"\s(?{fold}:{_literal_trie(ascii_words)})(?![a-z0-9_])[^\n]*?{_DIGIT}"
+    return re.compile(rf"\s{first}"), re.compile(first), re.compile(lower)
+
+
 class AddressDetector:
-    """STREET_ADDRESS: house number + street name + suffix + optional unit."""
+    """STREET_ADDRESS: house number + street name + suffix + optional unit; street type + name +
+    number; PO box."""
 
     name = "address"
     entities = frozenset({"STREET_ADDRESS"})
@@ -178,19 +275,32 @@ class AddressDetector:
     def __init__(self, grammar: AddressGrammar, *, timeout: float = 0.5) -> None:
         self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar[:6]
         self._suffix_lower = grammar.suffix_lower
-        # The same grammar for street names typed without capitals: "7843 cedar avenue".
+        self.first, self._first_street, self._first_start, self._first_lower = grammar[7:11]
+        # The characters that the start test may match first (re folds "ſ", "K", "ı", "İ" to ASCII
+        # letters): a text that starts otherwise skips that search.
+        words = _first_words(grammar.lists)
+        heads = {w[0] for w in words}
+        self._first_heads = frozenset(heads | {h.upper() for h in heads} | set("ſ\u212aıİ"))
+        # ... and for ASCII text lower-cased, the first two characters (every word has two).
+        self._first_heads2 = frozenset(w[:2] for w in words)
+        # The same grammars for street names typed without capitals: "7843 cedar avenue".
         self.lower = regex.compile(self.pattern.pattern.replace(r"\p{Lu}", r"\p{L}"))
+        self.first_lower = regex.compile(self.first.pattern.replace(r"\p{Lu}", r"\p{L}"))
         self.timeout = timeout
 
     def detect(self, text: str) -> list[Finding]:
-        # Most texts have no digit, or no street suffix after the first one: two searches in C.
+        # Most texts have no digit, or no street word (a suffix, or a word that starts a street
+        # with the number last: "Via", "PO") after a space or at the start: two searches in C.
         digit = self._digit.search(text)
         if digit is None:
             return []
+        lower = None
         if text.isascii():
-            if self._suffix_lower.search(text.lower(), digit.start()) is None:
+            if self._suffix_lower.search(lower := text.lower()) is None and (
+                lower[:2] not in self._first_heads2 or self._first_start.match(text) is None
+            ):
                 return []
-        elif self._suffix.search(text, digit.start()) is None:
+        elif self._suffix.search(text) is None and self._starts_first(text) is None:
             return []
         if not text[digit.start()].isdecimal() and not _has_digit(text):
             return []
@@ -204,20 +314,59 @@ class AddressDetector:
             end = len(text) if end < 0 else end
             unit = self._unit.search(text, start, hit.start())
             first = hit.start() if unit is None else unit.start()
-            self._line(text[start:end], start, first - start, out)
+            self._line(self.lower, self.pattern, text[start:end], start, first - start, out)
             pos = end + 1
+        # The forms with the number last, from the word they start with (after the space that
+        # the search finds before it).
+        found, pos = len(out), 0
+        at: int | None = 0 if self._starts_first(text) else None  # rare: no need to be fast
+        while True:
+            if at is None:
+                if lower is not None:
+                    hit = self._first_lower.search(lower, pos)
+                else:
+                    hit = self._first_street.search(text, pos)
+                if hit is None:
+                    break
+                at = hit.start() + 1
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            self._line(self.first_lower, self.first, text[start:end], start, at - start, out)
+            pos, at = end, None
+        if len(out) > found:
+            # A PO box given as the unit of a street address is part of that finding already.
+            kept = out[:found]
+            for f in out[found:]:
+                if not any(f.start < k.end and k.start < f.end for k in kept):
+                    kept.append(f)
+            out = sorted(kept, key=lambda f: f.start)
         return out
 
-    def _line(self, line: str, pos: int, first: int, out: list[Finding]) -> None:
-        """The addresses of ``line`` (at ``pos`` in the text) that start at ``first`` or later."""
+    def _starts_first(self, text: str) -> re.Match[str] | None:
+        """The start test of the forms with the number last, at the start of the text."""
+        return self._first_start.match(text) if text[:1] in self._first_heads else None
+
+    def _line(
+        self,
+        lower: regex.Pattern[str],
+        cased: regex.Pattern[str],
+        line: str,
+        pos: int,
+        first: int,
+        out: list[Finding],
+    ) -> None:
+        """The addresses of ``line`` (at ``pos`` in the text) that start at ``first`` or later:
+        the matches of ``lower``, and on a line with capitals those that ``cased`` matches too
+        or that a cue announces."""
         lower_case = line == line.lower()
         # Matching is linear: a long line gets a budget in proportion, as the patterns do.
         timeout = self.timeout * max(1.0, len(line) / TIMEOUT_CHARS)
         try:
             # The look-behind before a match still sees the characters before ``first``.
-            matches = list(self.lower.finditer(line, first, timeout=timeout))
+            matches = list(lower.finditer(line, first, timeout=timeout))
             if not lower_case:
-                matches = [m for m in matches if self._cased(line, m)]
+                matches = [m for m in matches if self._cased(cased, line, m)]
         except TimeoutError as exc:
             raise RegexTimeout("street_address") from exc
         for m in matches:
@@ -225,8 +374,8 @@ class AddressDetector:
             end = pos + m.start() + len(m.group().rstrip("."))
             out.append(Finding(pos + m.start(), end, "STREET_ADDRESS", SCORE, self.name))
 
-    def _cased(self, line: str, m: regex.Match[str]) -> bool:
+    def _cased(self, cased: regex.Pattern[str], line: str, m: regex.Match[str]) -> bool:
         """Whether a match on a line with capitals is an address: capitalised, or after a cue."""
-        if self.pattern.fullmatch(line, m.start(), m.end(), timeout=self.timeout):
+        if cased.fullmatch(line, m.start(), m.end(), timeout=self.timeout):
             return True
         return self.cues.search(line, max(0, m.start() - CUE_WINDOW), m.start()) is not None

@@ -57,6 +57,17 @@ CASES = [
     "\U00010d40\U00010d41 Main Street",
     # ... with one that Python knows, the regex module's digits make a house number.
     "[[\U00010d40\U00010d41 Main Street]] ²",
+    # The number last: at the start of the text, of a later line, after a space; beyond ASCII.
+    "[[Via Roma 5]]",
+    "order 12 shipped\n[[PO Box 1234]]\nthanks",
+    "INFO street: [[Rue des Lilas 12]]; city: Bruxelles",
+    # ... but not right after a quote: the fast test looks after a space only.
+    '{"street":"Rue des Lilas 12"}',
+    "Città: [[Via Roma 5]], Milano",
+    "ſee [[P.O. Box 77]]",
+    # Both forms on one text, and a PO box given as a street's unit: one finding.
+    "[[12 Main St]] or [[Via Roma 5]]",
+    "[[12 Main St PO Box 5]]",
 ]
 
 
@@ -64,6 +75,13 @@ CASES = [
 def test_addresses_past_the_fast_tests(detector: AddressDetector, marked: str) -> None:
     text, values = _marked(marked)
     assert [text[f.start : f.end] for f in detector.detect(text)] == values
+
+
+def test_the_start_test_knows_every_first_character_of_the_words(detector: AddressDetector) -> None:
+    # re folds case more widely than str.upper ("K" is a Kelvin sign too): every character that
+    # the start test may match first is in the set that lets it run.
+    for head in {w[0] for w in detector._first_heads if w.isascii() and w.islower()}:
+        assert set(re.findall(f"(?i:{re.escape(head)})", ALL)) <= detector._first_heads
 
 
 def test_the_lower_cased_suffix_test_agrees_with_the_case_blind_one_on_ascii(
