@@ -3,10 +3,10 @@ tokenization offsets, and rule-file validation."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from marks import marked_spans
 
 from scrubber import rulefile
 from scrubber.detectors.cues import load_cues
@@ -23,19 +23,6 @@ GRAMMAR = rulefile.grammar_dir()
 def detector() -> GrammarDetector:
     cues = load_cues(GRAMMAR / "cues.yaml")
     return GrammarDetector(load_grammar(GRAMMAR / "rules.yaml", cues))
-
-
-def _marked(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """'my zip is [[9 4 1 0 5]]' -> the plain text and the spans inside [[...]]."""
-    spans = []
-    plain = ""
-    pos = 0
-    for m in re.finditer(r"\[\[(.+?)\]\]", text):
-        plain += text[pos : m.start()]
-        spans.append((len(plain), len(plain) + len(m.group(1))))
-        plain += m.group(1)
-        pos = m.end()
-    return plain + text[pos:], spans
 
 
 POSITIVE = [
@@ -85,7 +72,7 @@ POSITIVE = [
 def test_partial_values_are_found_with_exact_spans(
     detector: GrammarDetector, entity: str, marked: str
 ) -> None:
-    text, spans = _marked(marked)
+    text, spans = marked_spans(marked)
     found = detector.detect(text)
     assert [(f.start, f.end) for f in found] == spans, [text[f.start : f.end] for f in found]
     assert {f.entity for f in found} == {entity}
@@ -112,7 +99,7 @@ def test_near_misses_are_left_alone(detector: GrammarDetector, text: str) -> Non
 
 
 def test_batch_gives_the_same_findings_as_one_by_one(detector: GrammarDetector) -> None:
-    texts = [_marked(m)[0] for _, m in POSITIVE] + NEGATIVE
+    texts = [marked_spans(m)[0] for _, m in POSITIVE] + NEGATIVE
     assert detector.detect_many(texts) == [detector.detect(t) for t in texts]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from marks import marked_spans
 
 from scrubber import rulefile
 from scrubber.detectors.cues import load_cues
@@ -19,19 +20,6 @@ GRAMMAR = rulefile.grammar_dir()
 def detector() -> GrammarDetector:
     cues = load_cues(GRAMMAR / "cues.yaml")
     return GrammarDetector(load_grammar(GRAMMAR / "rules.yaml", cues))
-
-
-def _marked(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """'[[4821]] is my zip' -> the plain text and the spans inside [[...]]."""
-    spans = []
-    plain = ""
-    pos = 0
-    for m in re.finditer(r"\[\[(.+?)\]\]", text):
-        plain += text[pos : m.start()]
-        spans.append((len(plain), len(plain) + len(m.group(1))))
-        plain += m.group(1)
-        pos = m.end()
-    return plain + text[pos:], spans
 
 
 POSITIVE = [
@@ -70,7 +58,7 @@ POSITIVE = [
 def test_a_value_before_or_beside_its_cue_is_found(
     detector: GrammarDetector, entity: str, marked: str
 ) -> None:
-    text, spans = _marked(marked)
+    text, spans = marked_spans(marked)
     found = detector.detect(text)
     assert sorted((f.start, f.end) for f in found) == spans, [text[f.start : f.end] for f in found]
     assert {f.entity for f in found} == {entity}
