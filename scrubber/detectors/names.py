@@ -36,6 +36,7 @@ _LISTS = (
     "fields",
     "list_fields",
     "relations",
+    "speaker_roles",
     "record_cues",
     "particles",
     "not_names",
@@ -49,6 +50,8 @@ SCORE = 0.85
 # A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "al-Rashid", "d'Souza";
 # never all capitals.
 _CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
+_CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
 # The same on a line typed without capitals.
 _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
 # Initials before or inside a name: "J. Smith", "John F. Kennedy", "J.R.R. Tolkien".
@@ -59,6 +62,12 @@ _EOL = r"[ \t]*\r?$"
 _POSSESSIVES = ("my", "our", "his", "her", "their")
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
+# Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
+_LOWER_TITLES = ("mr", "mrs", "ms", "miss", "dr", "prof")
+_DOTTED_LOWER_TITLES = ("mr", "mrs")
+# Keys whose value may be one word in lower case ("first_name=maria"); after any other key
+# a single lower-case word is a service account ("reporter: jenkins").
+_PART_KEYS = ("first", "last", "given", "surname", "family", "middle", "maiden")
 _NAME_WORD = regex.compile(r"[^\s]+")
 _SQL = regex.compile(
     r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
@@ -100,6 +109,8 @@ class NameLexicon:
     slipped: Contexts
     name_line: regex.Pattern[str]
     field_keys: regex.Pattern[str]
+    # A chat label: "[10:42] Priya Shah: ...", "<Tom Becker> hi there".
+    label: regex.Pattern[str]
     not_names: frozenset[str]
     org_words: frozenset[str]
     ambiguous: frozenset[str]
@@ -152,22 +163,34 @@ def load_names(path: Path) -> NameLexicon:
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
         mine = "|".join(_POSSESSIVES)
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
+        # "Hernandez, Maria" where the field's line ends: a surname, a comma and given names.
+        last_first = rf"(?P<n>{word},[ \t]*{word}(?:[ \t]+{word})?)(?={_EOL})"
+        value = rf"(?:{last_first}|{name(word)}{end})"
+        if not lower_line:
+            value = rf"(?:{value}|{name(_CAPS, 4, 2)}{end})"
         contexts = {
-            "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{name(word)}{end}",
+            "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{value}",
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{titled(word)}{end}(?:{also}{end})?",
-            "relation": rf"(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
+            # "the" only with the name set off by commas: "The technician, Luis, said ...".
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}"
+            rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
             "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
             + r")[ \t]+"
             rf"(?i:{alt['record_cues']})\b",
         }
         if lower_line:
-            contexts["talk"] = (
-                rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}"
-                rf"(?=[ \t]*(?:[?.!,;]|\r?$)|[ \t]+(?:{alt['talk_followers']}))"
+            brk = rf"(?=[ \t]*(?:[?.!,;:]|\r?$)|[ \t]+(?:for|{alt['talk_followers']})\b)"
+            contexts["talk"] = rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}" + brk
+            # "hello mr. okafor", "thanks ms lee": two words only before a break.
+            titled_lower = rf"(?:{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
+            low_titles = "|".join(_LOWER_TITLES)
+            contexts["greeting"] = (
+                rf"(?:{alt['greetings']})[ \t]*,?[ \t]+(?:{low_titles})\.?[ \t]+{titled_lower}"
             )
+            contexts["title"] = rf"(?<![\w.])(?:{'|'.join(_DOTTED_LOWER_TITLES)})\.[ \t]+{titled_lower}"
         else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
@@ -181,6 +204,8 @@ def load_names(path: Path) -> NameLexicon:
                 r"[ \t]*<[^<>\s@]+@",
                 "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
                 rf"{name(word, 3)}[.!]?{_EOL}",
+                # A chat speaker with a role: "Agent Rebecca: ..." (the line start is checked).
+                "speaker": rf"(?i:{alt['speaker_roles']})[ \t]+{name(word, 3)}[ \t]*:(?=[ \t]|{_EOL})",
             }
         return {k: regex.compile(v, regex.MULTILINE) for k, v in contexts.items()}
 
@@ -208,6 +233,7 @@ def load_names(path: Path) -> NameLexicon:
         "field": ("fields",),
         "list_field": ("list_fields",),
         "relation": ("relations",),
+        "speaker": ("speaker_roles",),
         "record": ("record_cues",),
     }
     phrases = {context: [p for key in keys for p in w[key]] for context, keys in triggers.items()}
@@ -222,6 +248,14 @@ def load_names(path: Path) -> NameLexicon:
                 rf"(?:[ \t]*(?:[,|(]|[ \t][-–—])[^\r\n]*)?[ \t\r]*"
             ),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
+            label=regex.compile(
+                r"[ \t>]*(?:\[[^\]\r\n]{1,24}\][ \t]+)?(?:<"
+                + name(_CASED, 3)
+                + r">[ \t]|"
+                + name(_CASED, 3)
+                + r"[ \t]*:(?=[ \t]|\r?$))",
+                regex.MULTILINE,
+            ),
             # A title is never the name it stands before ("Dear Mr. ...").
             not_names=frozenset(w["not_names"]) | frozenset(w["titles"]),
             org_words=frozenset(w["org_words"]),
@@ -338,7 +372,10 @@ class NameDetector:
         A company's word ("Apple Support") means the words before it were no person's name.
         """
         for m in _NAME_WORD.finditer(text, start, end):
-            word = m.group().lower().rstrip(".!,;:")
+            raw = m.group()
+            if len(raw) == 2 and raw[1] == "." and raw[0].isupper():
+                continue  # an initial ("A. Novak"), even one that is also a word
+            word = raw.lower().rstrip(".!,;:")
             if word in self.lex.org_words:
                 return start
             if word in self.lex.not_names:
@@ -367,8 +404,13 @@ class NameDetector:
                     pattern = ctx.lower[how] if lower else ctx.cased[how]
                     for m in self._matches(pattern, text, at):
                         for s, e in m.spans("n"):
-                            if not lower or _line(text, s).islower():
+                            if not lower or (_line(text, s).islower() and _named(text, m.start(), s, e, how)):
                                 out.append((s, e, how))
+        if "] " in text or "<" in text:
+            for m in _LABEL_HINT.finditer(text):
+                n = self.lex.label.match(text, m.start(), timeout=self.timeout)
+                if n is not None:
+                    out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
                 for s, e in m.spans("n"):
@@ -454,22 +496,36 @@ class NameDetector:
             if start >= 0 and (end < 0 or _signed(text, end)):
                 _file(cased, how, start)
             return
-        if how == "relation":
+        if how == "speaker":
+            if _label_start(text, p) < 0:
+                return
+            start = p
+        elif how == "relation":
             start = _possessive(text, p)
             if start < 0:
                 return
-        elif (how == "title" and not text[p].isupper()) or (how == "talk" and not text[p].islower()):
-            # Titles are matched capitalised, the phrases of "talk" in lower case only.
+        elif how == "talk" and not text[p].islower():
+            # The phrases of "talk" count in lower case only.
             return
         else:
             start = p
         i = _name_index(how, text, end) if end >= 0 else -2
         if i == -1:
             return
-        # After a title the name may start with a particle ("van der Berg").
-        if how in self._cased and (i < 0 or _may_start(text, i, how == "title")):
+        # Titles are matched capitalised, or in lower case on a lower-case line. After a title
+        # the name may start with a particle ("van der Berg").
+        if (
+            how in self._cased
+            and (how != "title" or text[p].isupper())
+            and (i < 0 or _may_start(text, i, how == "title"))
+        ):
             _file(cased, how, start)
-        if how in self._lower and (i < 0 or _may_start(text, i, True)):
+        if (
+            how in self._lower
+            and (how != "title" or text[p].islower())
+            and (how != "greeting" or i < 0 or text[i : i + 2].lower() in _TITLE_HEADS)
+            and (i < 0 or _may_start(text, i, True))
+        ):
             _file(lower, how, start)
 
     def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...], _ByNext]:
@@ -628,8 +684,13 @@ _ORDER = (
     "title",
     "loose_intro",
     "sign_same_line",
+    "speaker",
     "talk",
 )
+_TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
+# Where a chat label may start: a time stamp "[10:42] Priya Shah:" or "<Tom Becker> hi" at the
+# start of a line. A cheap scan; the label pattern runs only where it finds one.
+_LABEL_HINT = re.compile(r"^[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]+<?|<)[A-Z]", re.M)
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
 _DISPLAY_HINT = re.compile(r"<[^<>@]+@")
@@ -736,7 +797,7 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, ",")
     elif how == "title":  # "Mr. van der Berg"
         i = _skip(text, end, ". \t")
-    elif how == "talk":  # "speak with owen"
+    elif how in ("talk", "speaker"):  # "speak with owen", "Agent Rebecca:"
         i = _skip(text, end, " \t")
     elif how == "field":  # 'name: Jane', 'name="Jane"', '"name": "Jane"'
         i = _skip_space(text, end, "\"'")
@@ -762,10 +823,12 @@ def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
 
 
 def _possessive(text: str, p: int) -> int:
-    """Start of the "my", "our", "his", "her" or "their" before the phrase at ``p``, or -1."""
+    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1."""
     j = p
     while j > 0 and text[j - 1].isspace():
         j -= 1
+    if j >= 3 and text[j - 1] in "eE" and text[j - 3 : j].casefold() == "the":
+        return j - 3
     # All of them end in "y", "r" or "s" (or the long s, which the pattern takes for an "s"):
     # one look rules out most words.
     if j == p or text[j - 1] not in "yrsYRS\u017f":
@@ -774,6 +837,24 @@ def _possessive(text: str, p: int) -> int:
         if j >= len(word) and text[j - len(word) : j].casefold() == word:
             return j - len(word)
     return -1
+
+
+def _label_start(text: str, p: int) -> int:
+    """Start of the line of ``p`` if only blanks, ">" or a bracketed stamp come before it, else -1."""
+    s = text.rfind("\n", 0, p) + 1
+    head = text[s:p].strip(" \t>")
+    if head and not (head[0] == "[" and head[-1] == "]" and len(head) <= 26):
+        return -1
+    return s
+
+
+def _named(text: str, m: int, s: int, e: int, how: str) -> bool:
+    """Whether a lower-case value is a name: after a field key, one word only for a part of a
+    name ("first_name=maria"); else it is a service account ("reporter: jenkins")."""
+    if how != "field" or any(c.isspace() for c in text[s:e]):
+        return True
+    key = text[m:s].lower()
+    return any(k in key for k in _PART_KEYS)
 
 
 def _line_opened_by(text: str, p: int) -> int:
