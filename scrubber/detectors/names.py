@@ -52,6 +52,8 @@ SCORE = 0.85
 _CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
 # A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
 _CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
+# A chat time stamp before a speaker: "[10:42]", "[3:07 PM]" (log stamps have seconds).
+_STAMP = r"\[\d{1,2}:\d\d(?:[ \t]?[AaPp][Mm])?\]"
 # The same on a line typed without capitals.
 _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
 # Initials before or inside a name: "J. Smith", "John F. Kennedy", "J.R.R. Tolkien".
@@ -168,13 +170,15 @@ def load_names(path: Path) -> NameLexicon:
         value = rf"(?:{last_first}|{name(word)}{end})"
         if not lower_line:
             value = rf"(?:{value}|{name(_CAPS, 4, 2)}{end})"
+        comma = "," if lower_line else ",?"
         contexts = {
             "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{value}",
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{titled(word)}{end}(?:{also}{end})?",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}"
+            # On a line without capitals only after a comma ("my husband was late" says no name).
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*{comma}\s+{name(word)}{end}"
             rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
             "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
@@ -249,11 +253,8 @@ def load_names(path: Path) -> NameLexicon:
             ),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
             label=regex.compile(
-                r"[ \t>]*(?:\[[^\]\r\n]{1,24}\][ \t]+)?(?:<"
-                + name(_CASED, 3)
-                + r">[ \t]|"
-                + name(_CASED, 3)
-                + r"[ \t]*:(?=[ \t]|\r?$))",
+                rf"[ \t>]*(?:{_STAMP}[ \t]+(?:<{name(_CASED, 3)}>[ \t]"
+                rf"|{name(_CASED, 3)}[ \t]*:(?=[ \t]|\r?$))|<{name(_CASED, 3, 2)}>[ \t])",
                 regex.MULTILINE,
             ),
             # A title is never the name it stands before ("Dear Mr. ...").
@@ -690,7 +691,7 @@ _ORDER = (
 _TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
 # Where a chat label may start: a time stamp "[10:42] Priya Shah:" or "<Tom Becker> hi" at the
 # start of a line. A cheap scan; the label pattern runs only where it finds one.
-_LABEL_HINT = re.compile(r"^[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]+<?|<)[A-Z]", re.M)
+_LABEL_HINT = re.compile(r"^[ \t>]*(?:\[\d{1,2}:\d\d(?:[ \t]?[AaPp][Mm])?\][ \t]+<?|<)[A-Z]", re.M)
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
 _DISPLAY_HINT = re.compile(r"<[^<>@]+@")
