@@ -407,9 +407,9 @@ class NameDetector:
                         for s, e in m.spans("n"):
                             if not lower or (_line(text, s).islower() and _named(text, m.start(), s, e, how)):
                                 out.append((s, e, how))
-        if "] " in text or "<" in text:
-            for m in _LABEL_HINT.finditer(text):
-                n = self.lex.label.match(text, m.start(), timeout=self.timeout)
+        if "<" in text or "]" in text:
+            for s in _label_lines(text):
+                n = self.lex.label.match(text, s, timeout=self.timeout)
                 if n is not None:
                     out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
@@ -497,6 +497,7 @@ class NameDetector:
             if start >= 0 and (end < 0 or _signed(text, end)):
                 _file(cased, how, start)
             return
+        comma_only = False
         if how == "speaker":
             if _label_start(text, p) < 0:
                 return
@@ -505,11 +506,22 @@ class NameDetector:
             start = _possessive(text, p)
             if start < 0:
                 return
+            # After "the", and on a line without capitals, the name follows a comma.
+            if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
+                if text[start] in "tT":
+                    return
+                comma_only = True
         elif how == "talk" and not text[p].islower():
             # The phrases of "talk" count in lower case only.
             return
         else:
             start = p
+        if (
+            how == "title"
+            and text[p].islower()
+            and (text[p:end] not in _DOTTED_LOWER_TITLES or text[end : end + 1] != ".")
+        ):
+            return  # "mr." and "mrs." only, in lower case: "30 ms total" has no name
         i = _name_index(how, text, end) if end >= 0 else -2
         if i == -1:
             return
@@ -523,6 +535,7 @@ class NameDetector:
             _file(cased, how, start)
         if (
             how in self._lower
+            and not comma_only
             and (how != "title" or text[p].islower())
             and (how != "greeting" or i < 0 or text[i : i + 2].lower() in _TITLE_HEADS)
             and (i < 0 or _may_start(text, i, True))
@@ -689,9 +702,28 @@ _ORDER = (
     "talk",
 )
 _TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
-# Where a chat label may start: a time stamp "[10:42] Priya Shah:" or "<Tom Becker> hi" at the
-# start of a line. A cheap scan; the label pattern runs only where it finds one.
-_LABEL_HINT = re.compile(r"^[ \t>]*(?:\[\d{1,2}:\d\d(?:[ \t]?[AaPp][Mm])?\][ \t]+<?|<)[A-Z]", re.M)
+
+
+def _label_lines(text: str) -> list[int]:
+    """Starts of the lines that open with a chat stamp ("[10:42]") or a nick ("<Tom"): where
+    the label pattern may match. Log stamps ("[2024-06-01 ...") are ruled out by their third
+    or fourth character."""
+    out: list[int] = []
+    for ch in "[<":
+        i = text.find(ch)
+        while i >= 0:
+            if ch == "<":
+                ok = _may_start(text, i + 1, False)
+            else:
+                ok = text[i + 1 : i + 2].isdigit() and ":" in text[i + 2 : i + 4]
+            if ok:
+                s = _line_opened_by(text, i)
+                if s >= 0:
+                    out.append(s)
+            i = text.find(ch, i + 1)
+    return sorted(set(out))
+
+
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
 _DISPLAY_HINT = re.compile(r"<[^<>@]+@")
