@@ -167,12 +167,21 @@ def load_names(path: Path) -> NameLexicon:
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
         # "Hernandez, Maria" where the field's line ends: a surname, a comma and given names.
         last_first = rf"(?P<n>{word},[ \t]*{word}(?:[ \t]+{word})?)(?={_EOL})"
-        value = rf"(?:{last_first}|{name(word)}{end})"
-        if not lower_line:
-            value = rf"(?:{value}|{name(_CAPS, 4, 2)}{end})"
+        sep = r"[\"']?\s*[:=]\s*[\"']?"
+        keys = rf"(?i:(?<![\w.])(?:{alt['fields']}))"
+        if lower_line:
+            # One word in lower case only for a part of a name ("first_name=maria"); after any
+            # other key it is a service account ("reporter: jenkins").
+            parts = _alternation([f for f in w["fields"] if any(k in f for k in _PART_KEYS)])
+            field = (
+                rf"(?:(?i:(?<![\w.])(?:{parts})){sep}{name(word)}{end}"
+                rf"|{keys}{sep}(?:{last_first}|{name(word, 4, 2)}{end}))"
+            )
+        else:
+            field = rf"{keys}{sep}(?:{last_first}|{name(word)}{end}|{name(_CAPS, 4, 2)}{end})"
         comma = "," if lower_line else ",?"
         contexts = {
-            "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{value}",
+            "field": field,
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{titled(word)}{end}(?:{also}{end})?",
@@ -209,7 +218,8 @@ def load_names(path: Path) -> NameLexicon:
                 "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
                 rf"{name(word, 3)}[.!]?{_EOL}",
                 # A chat speaker with a role: "Agent Rebecca: ..." (the line start is checked).
-                "speaker": rf"(?i:{alt['speaker_roles']})[ \t]+{name(word, 3)}[ \t]*:(?=[ \t]|{_EOL})",
+                "speaker": r"(?<=^[ \t>]*(?:\[[^\]\r\n]{1,24}\][ \t]*)?)"
+                rf"(?i:{alt['speaker_roles']})[ \t]+{name(word, 3)}[ \t]*:(?=[ \t]|{_EOL})",
             }
         return {k: regex.compile(v, regex.MULTILINE) for k, v in contexts.items()}
 
@@ -405,7 +415,7 @@ class NameDetector:
                     pattern = ctx.lower[how] if lower else ctx.cased[how]
                     for m in self._matches(pattern, text, at):
                         for s, e in m.spans("n"):
-                            if not lower or (_line(text, s).islower() and _named(text, m.start(), s, e, how)):
+                            if not lower or _line(text, s).islower():
                                 out.append((s, e, how))
         if "<" in text or "]" in text:
             for s in _label_lines(text):
@@ -709,19 +719,17 @@ def _label_lines(text: str) -> list[int]:
     the label pattern may match. Log stamps ("[2024-06-01 ...") are ruled out by their third
     or fourth character."""
     out: list[int] = []
-    for ch in "[<":
-        i = text.find(ch)
-        while i >= 0:
-            if ch == "<":
-                ok = _may_start(text, i + 1, False)
-            else:
-                ok = text[i + 1 : i + 2].isdigit() and ":" in text[i + 2 : i + 4]
-            if ok:
-                s = _line_opened_by(text, i)
-                if s >= 0:
-                    out.append(s)
-            i = text.find(ch, i + 1)
-    return sorted(set(out))
+    s = 0
+    while True:
+        i = _skip(text, s, " \t>")
+        ch = text[i : i + 1]
+        if (ch == "<" and _may_start(text, i + 1, False)) or (
+            ch == "[" and text[i + 1 : i + 2].isdigit() and ":" in text[i + 2 : i + 4]
+        ):
+            out.append(s)
+        s = text.find("\n", i) + 1
+        if not s:
+            return out
 
 
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
@@ -879,15 +887,6 @@ def _label_start(text: str, p: int) -> int:
     if head and not (head[0] == "[" and head[-1] == "]" and len(head) <= 26):
         return -1
     return s
-
-
-def _named(text: str, m: int, s: int, e: int, how: str) -> bool:
-    """Whether a lower-case value is a name: after a field key, one word only for a part of a
-    name ("first_name=maria"); else it is a service account ("reporter: jenkins")."""
-    if how != "field" or any(c.isspace() for c in text[s:e]):
-        return True
-    key = text[m:s].lower()
-    return any(k in key for k in _PART_KEYS)
 
 
 def _line_opened_by(text: str, p: int) -> int:
