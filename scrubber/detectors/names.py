@@ -508,10 +508,10 @@ class NameDetector:
                 _file(cased, how, start)
             return
         comma_only = False
+        start = p
         if how == "speaker":
             if _label_start(text, p) < 0:
                 return
-            start = p
         elif how == "relation":
             start = _possessive(text, p)
             if start < 0:
@@ -521,36 +521,36 @@ class NameDetector:
                 if text[start] in "tT":
                     return
                 comma_only = True
-        elif how == "talk" and not text[p].islower():
+        elif how == "talk":
             # The phrases of "talk" count in lower case only.
-            return
-        else:
-            start = p
-        if (
+            if not text[p].islower():
+                return
+        elif (
             how == "title"
             and text[p].islower()
             and (text[p:end] not in _DOTTED_LOWER_TITLES or text[end : end + 1] != ".")
         ):
-            return  # "mr." and "mrs." only, in lower case: "30 ms total" has no name
+            # Titles are matched capitalised, or "mr." and "mrs." in lower case on a lower-case
+            # line: "30 ms total" has no name.
+            return
         i = _name_index(how, text, end) if end >= 0 else -2
         if i == -1:
             return
-        # Titles are matched capitalised, or in lower case on a lower-case line. After a title
-        # the name may start with a particle ("van der Berg").
+        # After a title the name may start with a particle ("van der Berg").
         if (
             how in self._cased
             and (how != "title" or text[p].isupper())
             and (i < 0 or _may_start(text, i, how == "title"))
         ):
             _file(cased, how, start)
-        if (
-            how in self._lower
-            and not comma_only
-            and (how != "title" or text[p].islower())
-            and (how != "greeting" or i < 0 or text[i : i + 2].lower() in _TITLE_HEADS)
-            and (i < 0 or _may_start(text, i, True))
-        ):
-            _file(lower, how, start)
+        if how in self._lower and not comma_only:
+            if how == "greeting":  # in lower case only before a title: "hello mr. okafor"
+                if i >= 0 and text[i : i + 2].lower() not in _TITLE_HEADS:
+                    return
+            elif how == "title" and not text[p].islower():
+                return
+            if i < 0 or _may_start(text, i, True):
+                _file(lower, how, start)
 
     def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...], _ByNext]:
         """Whether a trigger phrase (not one plain word) is spelt right, the phrases in it, and
