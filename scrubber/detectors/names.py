@@ -36,6 +36,7 @@ _LISTS = (
     "fields",
     "list_fields",
     "relations",
+    "speaker_roles",
     "record_cues",
     "particles",
     "not_names",
@@ -49,6 +50,10 @@ SCORE = 0.85
 # A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "al-Rashid", "d'Souza";
 # never all capitals.
 _CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
+_CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
+# A chat time stamp before a speaker: "[10:42]", "[3:07 PM]" (log stamps have seconds).
+_STAMP = r"\[\d{1,2}:\d\d(?:[ \t]?[AaPp][Mm])?\]"
 # The same on a line typed without capitals.
 _LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
 # Initials before or inside a name: "J. Smith", "John F. Kennedy", "J.R.R. Tolkien".
@@ -59,6 +64,12 @@ _EOL = r"[ \t]*\r?$"
 _POSSESSIVES = ("my", "our", "his", "her", "their")
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
+# Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
+_LOWER_TITLES = ("mr", "mrs", "ms", "miss", "dr", "prof")
+_DOTTED_LOWER_TITLES = ("mr", "mrs")
+# Keys whose value may be one word in lower case ("first_name=maria"); after any other key
+# a single lower-case word is a service account ("reporter: jenkins").
+_PART_KEYS = ("first", "last", "given", "surname", "family", "middle", "maiden")
 _NAME_WORD = regex.compile(r"[^\s]+")
 _SQL = regex.compile(
     r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
@@ -100,6 +111,8 @@ class NameLexicon:
     slipped: Contexts
     name_line: regex.Pattern[str]
     field_keys: regex.Pattern[str]
+    # A chat label: "[10:42] Priya Shah: ...", "<Tom Becker> hi there".
+    label: regex.Pattern[str]
     not_names: frozenset[str]
     org_words: frozenset[str]
     ambiguous: frozenset[str]
@@ -152,22 +165,45 @@ def load_names(path: Path) -> NameLexicon:
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
         mine = "|".join(_POSSESSIVES)
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
+        # "Hernandez, Maria" where the field's line ends: a surname, a comma and given names.
+        last_first = rf"(?P<n>{word},[ \t]*{word}(?:[ \t]+{word})?)(?={_EOL})"
+        sep = r"[\"']?\s*[:=]\s*[\"']?"
+        keys = rf"(?i:(?<![\w.])(?:{alt['fields']}))"
+        if lower_line:
+            # One word in lower case only for a part of a name ("first_name=maria"); after any
+            # other key it is a service account ("reporter: jenkins").
+            parts = _alternation([f for f in w["fields"] if any(k in f for k in _PART_KEYS)])
+            field = (
+                rf"(?:(?i:(?<![\w.])(?:{parts})){sep}{name(word)}{end}"
+                rf"|{keys}{sep}(?:{last_first}|{name(word, 4, 2)}{end}))"
+            )
+        else:
+            field = rf"{keys}{sep}(?:{last_first}|{name(word)}{end}|{name(_CAPS, 4, 2)}{end})"
+        comma = "," if lower_line else ",?"
         contexts = {
-            "field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[\"']?\s*[:=]\s*[\"']?{name(word)}{end}",
+            "field": field,
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
             rf"{titled(word)}{end}(?:{also}{end})?",
-            "relation": rf"(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*,?\s+{name(word)}{end}",
+            # "the" only with the name set off by commas: "The technician, Luis, said ...".
+            # On a line without capitals only after a comma ("my husband was late" says no name).
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*{comma}\s+{name(word)}{end}"
+            rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
             "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
             + r")[ \t]+"
             rf"(?i:{alt['record_cues']})\b",
         }
         if lower_line:
-            contexts["talk"] = (
-                rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}"
-                rf"(?=[ \t]*(?:[?.!,;]|\r?$)|[ \t]+(?:{alt['talk_followers']}))"
+            brk = rf"(?=[ \t]*(?:[?.!,;:]|\r?$)|[ \t]+(?:for|{alt['talk_followers']})\b)"
+            contexts["talk"] = rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}" + brk
+            # "hello mr. okafor", "thanks ms lee": two words only before a break.
+            titled_lower = rf"(?:{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
+            low_titles = "|".join(_LOWER_TITLES)
+            contexts["greeting"] = (
+                rf"(?:{alt['greetings']})[ \t]*,?[ \t]+(?:{low_titles})\.?[ \t]+{titled_lower}"
             )
+            contexts["title"] = rf"(?<![\w.])(?:{'|'.join(_DOTTED_LOWER_TITLES)})\.[ \t]+{titled_lower}"
         else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
@@ -181,6 +217,9 @@ def load_names(path: Path) -> NameLexicon:
                 r"[ \t]*<[^<>\s@]+@",
                 "sign_same_line": rf"^[>\s]*(?i:{alt['closings']})[ \t]*(?:,|[ \t][-–—]{{1,2}})[ \t]*"
                 rf"{name(word, 3)}[.!]?{_EOL}",
+                # A chat speaker with a role: "Agent Rebecca: ..." (the line start is checked).
+                "speaker": r"(?<=^[ \t>]*(?:\[[^\]\r\n]{1,24}\][ \t]*)?)"
+                rf"(?i:{alt['speaker_roles']})[ \t]+{name(word, 3)}[ \t]*:(?=[ \t]|{_EOL})",
             }
         return {k: regex.compile(v, regex.MULTILINE) for k, v in contexts.items()}
 
@@ -208,6 +247,7 @@ def load_names(path: Path) -> NameLexicon:
         "field": ("fields",),
         "list_field": ("list_fields",),
         "relation": ("relations",),
+        "speaker": ("speaker_roles",),
         "record": ("record_cues",),
     }
     phrases = {context: [p for key in keys for p in w[key]] for context, keys in triggers.items()}
@@ -222,6 +262,11 @@ def load_names(path: Path) -> NameLexicon:
                 rf"(?:[ \t]*(?:[,|(]|[ \t][-–—])[^\r\n]*)?[ \t\r]*"
             ),
             field_keys=regex.compile(alt["fields"], regex.IGNORECASE),
+            label=regex.compile(
+                rf"[ \t>]*(?:{_STAMP}[ \t]+(?:<{name(_CASED, 3)}>[ \t]"
+                rf"|{name(_CASED, 3)}[ \t]*:(?=[ \t]|\r?$))|<{name(_CASED, 3, 2)}>[ \t])",
+                regex.MULTILINE,
+            ),
             # A title is never the name it stands before ("Dear Mr. ...").
             not_names=frozenset(w["not_names"]) | frozenset(w["titles"]),
             org_words=frozenset(w["org_words"]),
@@ -338,7 +383,10 @@ class NameDetector:
         A company's word ("Apple Support") means the words before it were no person's name.
         """
         for m in _NAME_WORD.finditer(text, start, end):
-            word = m.group().lower().rstrip(".!,;:")
+            raw = m.group()
+            if len(raw) == 2 and raw[1] == "." and raw[0].isupper():
+                continue  # an initial ("A. Novak"), even one that is also a word
+            word = raw.lower().rstrip(".!,;:")
             if word in self.lex.org_words:
                 return start
             if word in self.lex.not_names:
@@ -369,6 +417,11 @@ class NameDetector:
                         for s, e in m.spans("n"):
                             if not lower or _line(text, s).islower():
                                 out.append((s, e, how))
+        if "<" in text or "]" in text:
+            for s in _label_lines(text):
+                n = self.lex.label.match(text, s, timeout=self.timeout)
+                if n is not None:
+                    out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
                 for s, e in m.spans("n"):
@@ -454,23 +507,50 @@ class NameDetector:
             if start >= 0 and (end < 0 or _signed(text, end)):
                 _file(cased, how, start)
             return
-        if how == "relation":
+        comma_only = False
+        start = p
+        if how == "speaker":
+            if _label_start(text, p) < 0:
+                return
+        elif how == "relation":
             start = _possessive(text, p)
             if start < 0:
                 return
-        elif (how == "title" and not text[p].isupper()) or (how == "talk" and not text[p].islower()):
-            # Titles are matched capitalised, the phrases of "talk" in lower case only.
+            # After "the", and on a line without capitals, the name follows a comma.
+            if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
+                if text[start] in "tT":
+                    return
+                comma_only = True
+        elif how == "talk":
+            # The phrases of "talk" count in lower case only.
+            if not text[p].islower():
+                return
+        elif (
+            how == "title"
+            and text[p].islower()
+            and (text[p:end] not in _DOTTED_LOWER_TITLES or text[end : end + 1] != ".")
+        ):
+            # Titles are matched capitalised, or "mr." and "mrs." in lower case on a lower-case
+            # line: "30 ms total" has no name.
             return
-        else:
-            start = p
         i = _name_index(how, text, end) if end >= 0 else -2
         if i == -1:
             return
         # After a title the name may start with a particle ("van der Berg").
-        if how in self._cased and (i < 0 or _may_start(text, i, how == "title")):
+        if (
+            how in self._cased
+            and (how != "title" or text[p].isupper())
+            and (i < 0 or _may_start(text, i, how == "title"))
+        ):
             _file(cased, how, start)
-        if how in self._lower and (i < 0 or _may_start(text, i, True)):
-            _file(lower, how, start)
+        if how in self._lower and not comma_only:
+            if how == "greeting":  # in lower case only before a title: "hello mr. okafor"
+                if i >= 0 and text[i : i + 2].lower() not in _TITLE_HEADS:
+                    return
+            elif how == "title" and not text[p].islower():
+                return
+            if i < 0 or _may_start(text, i, True):
+                _file(lower, how, start)
 
     def _inside_of(self, matched: str) -> tuple[bool, tuple[_Inner, ...], _ByNext]:
         """Whether a trigger phrase (not one plain word) is spelt right, the phrases in it, and
@@ -628,8 +708,30 @@ _ORDER = (
     "title",
     "loose_intro",
     "sign_same_line",
+    "speaker",
     "talk",
 )
+_TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
+
+
+def _label_lines(text: str) -> list[int]:
+    """Starts of the lines that open with a chat stamp ("[10:42]") or a nick ("<Tom"): where
+    the label pattern may match. Log stamps ("[2024-06-01 ...") are ruled out by their third
+    or fourth character."""
+    out: list[int] = []
+    s = 0
+    while True:
+        i = _skip(text, s, " \t>")
+        ch = text[i : i + 1]
+        if (ch == "<" and _may_start(text, i + 1, False)) or (
+            ch == "[" and text[i + 1 : i + 2].isdigit() and ":" in text[i + 2 : i + 4]
+        ):
+            out.append(s)
+        s = text.find("\n", i) + 1
+        if not s:
+            return out
+
+
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
 _DISPLAY_HINT = re.compile(r"<[^<>@]+@")
@@ -736,7 +838,7 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, ",")
     elif how == "title":  # "Mr. van der Berg"
         i = _skip(text, end, ". \t")
-    elif how == "talk":  # "speak with owen"
+    elif how in ("talk", "speaker"):  # "speak with owen", "Agent Rebecca:"
         i = _skip(text, end, " \t")
     elif how == "field":  # 'name: Jane', 'name="Jane"', '"name": "Jane"'
         i = _skip_space(text, end, "\"'")
@@ -762,10 +864,12 @@ def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
 
 
 def _possessive(text: str, p: int) -> int:
-    """Start of the "my", "our", "his", "her" or "their" before the phrase at ``p``, or -1."""
+    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1."""
     j = p
     while j > 0 and text[j - 1].isspace():
         j -= 1
+    if j >= 3 and text[j - 1] in "eE" and text[j - 3 : j].casefold() == "the":
+        return j - 3
     # All of them end in "y", "r" or "s" (or the long s, which the pattern takes for an "s"):
     # one look rules out most words.
     if j == p or text[j - 1] not in "yrsYRS\u017f":
@@ -774,6 +878,15 @@ def _possessive(text: str, p: int) -> int:
         if j >= len(word) and text[j - len(word) : j].casefold() == word:
             return j - len(word)
     return -1
+
+
+def _label_start(text: str, p: int) -> int:
+    """Start of the line of ``p`` if only blanks, ">" or a bracketed stamp come before it, else -1."""
+    s = text.rfind("\n", 0, p) + 1
+    head = text[s:p].strip(" \t>")
+    if head and not (head[0] == "[" and head[-1] == "]" and len(head) <= 26):
+        return -1
+    return s
 
 
 def _line_opened_by(text: str, p: int) -> int:
