@@ -88,12 +88,6 @@ NEGATIVE = [
     "Thanks again, Support Team",
     "Best,\nThe Billing Team",
     "Name: Gold Membership",
-    pytest.param(
-        "[14:22] Connection Reset: retrying",
-        marks=pytest.mark.xfail(
-            strict=True, reason="a chat label's shape; no dictionary tells words from names"
-        ),
-    ),
 ]
 
 
