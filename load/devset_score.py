@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import subprocess
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +38,29 @@ def score_module(path: Path = SCORE_PY) -> ModuleType:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def scan(gold: Path, level: int) -> dict[str, dict[str, Any]]:
+    """``scrubber scan --level N`` over a gold file: each record's findings and text, by id.
+
+    A record the scan could not scrub fails the caller: a corpus we score must scrub whole.
+    """
+    with gold.open("rb") as inp:
+        done = subprocess.run(
+            [sys.executable, "-m", "scrubber", "scan", "--level", str(level)],
+            stdin=inp,
+            capture_output=True,
+            cwd=REPO,
+            check=True,
+            timeout=600,
+        )
+    out = {}
+    for line in done.stdout.decode().splitlines():
+        rec = json.loads(line)
+        if "error" in rec:
+            raise AssertionError(f"{gold}: {rec}")
+        out[rec["id"]] = {"findings": rec["findings"], "text": rec["text"]}
+    return out
 
 
 def pattern_entities(score: ModuleType) -> frozenset[str]:

@@ -8,9 +8,6 @@ load/devset_score.py). To pin another slice, add a row.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,6 +16,7 @@ from typing import Any
 import pytest
 
 from load.devset_score import DEVSET, GRAMMAR_ENTITIES, score_module, slice_scores
+from load.devset_score import scan as scan_file
 from scrubber.dial import ENTITY_LEVELS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,21 +51,7 @@ def scan(level: int) -> dict[str, Any]:
     """Predictions of ``scrubber scan --level N`` on the devset, by id."""
     if not DEVSET.is_file():
         pytest.fail(f"the devset is missing: {DEVSET} (../shared/devset beside the checkout)")
-    with DEVSET.open("rb") as inp:
-        done = subprocess.run(
-            [sys.executable, "-m", "scrubber", "scan", "--level", str(level)],
-            stdin=inp,
-            capture_output=True,
-            cwd=REPO,
-            check=True,
-            timeout=600,
-        )
-    out = {}
-    for line in done.stdout.decode().splitlines():
-        rec = json.loads(line)
-        assert "error" not in rec, rec
-        out[rec["id"]] = {"findings": rec["findings"], "text": rec["text"]}
-    return out
+    return scan_file(DEVSET, level)
 
 
 @cache

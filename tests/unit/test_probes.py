@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,8 +25,9 @@ GOLD = REPO / "tests" / "data" / "probes.jsonl"
 
 MARK = re.compile(r"\[\[([A-Z_]+)(~?):(.+?)\]\]")
 
-# Reached at level 7: recall 0.937, precision 0.994, 1 of 172 hard negatives with a finding
-# ("upgraded the router to 2.4.10.9"), leak 0.053. The floors leave a little room, not a lot.
+# Reached at level 7: recall 0.979, precision 0.995, 1 of 172 hard negatives with a finding
+# ("upgraded the router to 2.4.10.9"), leak 0.021. The floors leave room for the rest of the
+# detection work; raise them as it lands.
 RECALL = 0.92
 PRECISION = 0.98
 NEGATIVES_FLAGGED = 2
@@ -85,22 +84,9 @@ def test_the_set_is_balanced() -> None:
 
 @cache
 def result() -> dict[str, Any]:
-    from load.devset_score import score_module
+    from load.devset_score import scan, score_module
 
-    with GOLD.open("rb") as inp:
-        done = subprocess.run(
-            [sys.executable, "-m", "scrubber", "scan", "--level", "7"],
-            stdin=inp,
-            capture_output=True,
-            cwd=REPO,
-            check=True,
-            timeout=600,
-        )
-    preds = {}
-    for line in done.stdout.decode().splitlines():
-        rec = json.loads(line)
-        assert "error" not in rec, rec
-        preds[rec["id"]] = {"findings": rec["findings"], "text": rec["text"]}
+    preds = scan(GOLD, 7)
     score = score_module()
     gold, order = score.load_gold(str(GOLD))
     return score.score(gold, order, preds, 7)  # type: ignore[no-any-return]
