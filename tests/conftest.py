@@ -76,21 +76,34 @@ class SmtpSink:
     def files(self) -> list[Path]:
         return sorted(self.dump_dir.glob("*"))
 
+    def contents(self) -> list[bytes]:
+        """Every dump file's bytes. smtp-sink deletes the file of a transaction that is cut off
+        (a client hanging up in DATA), so a file listed a moment ago may be gone: it is skipped."""
+        out = []
+        for path in self.files():
+            try:
+                out.append(path.read_bytes())
+            except FileNotFoundError:
+                continue
+        return out
+
     def messages(self) -> list[Message]:
-        return [email.message_from_bytes(p.read_bytes()) for p in self.files()]
+        return [email.message_from_bytes(data) for data in self.contents()]
 
     def wait_for(self, n: int, timeout: float = 15.0) -> list[Message]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if len(self.files()) >= n:
                 time.sleep(0.05)
-                return self.messages()
+                found = self.messages()
+                if len(found) >= n:
+                    return found
             time.sleep(0.05)
         raise TimeoutError(f"expected {n} messages in smtp-sink, have {len(self.files())}")
 
     def clear(self) -> None:
         for p in self.files():
-            p.unlink()
+            p.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

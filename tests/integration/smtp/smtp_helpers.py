@@ -98,8 +98,8 @@ def find(sink: SmtpSink, token: str, timeout: float = 15.0) -> Message:
     """The message the sink received whose X-Test-Id is ``token``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for path in sink.files():
-            msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        for data in sink.contents():
+            msg = email.message_from_bytes(data, policy=email.policy.default)
             if msg.get("X-Test-Id") == token:
                 return msg
         time.sleep(0.05)
@@ -107,7 +107,7 @@ def find(sink: SmtpSink, token: str, timeout: float = 15.0) -> Message:
 
 
 def received(sink: SmtpSink, token: str) -> bool:
-    return any(f"X-Test-Id: {token}".encode() in p.read_bytes() for p in sink.files())
+    return any(f"X-Test-Id: {token}".encode() in data for data in sink.contents())
 
 
 def tagged(path_or_bytes: Path | bytes, token: str) -> bytes:
