@@ -11,6 +11,7 @@ from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.tables import TableDetector
 
 
 def build_detectors(
@@ -32,4 +33,7 @@ def build_detectors(
         grammar = load_grammar(root / "rules.yaml", cues).only(entities)
         if grammar.rules:
             detectors.append(GrammarDetector(grammar))
+    if detectors:
+        # Last: the cells of tables, read with their column names as cues, by the others.
+        detectors.append(TableDetector(detectors))
     return detectors

@@ -99,8 +99,9 @@ def test_message_without_findings_is_unchanged_but_for_the_trace(engine: Scrubbe
 def test_trace_header_counts_entities_without_values(engine: Scrubber) -> None:
     result = scrub((DATA / "generated" / "13-attachment-csv-base64.eml").read_bytes(), engine)
     trace = parse(result.data)["X-Scrubber"]
-    assert trace == "level=7; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:2"
-    assert result.counts() == {"EMAIL_ADDRESS": 2, "PHONE_NUMBER": 2}
+    # the names come from the CSV attachment, read by its "name" column
+    assert trace == "level=7; findings=EMAIL_ADDRESS:2,PERSON:2,PHONE_NUMBER:2"
+    assert result.counts() == {"EMAIL_ADDRESS": 2, "PERSON": 2, "PHONE_NUMBER": 2}
 
 
 # --------------------------------------------------------------------------- encodings

@@ -1,0 +1,223 @@
+"""Tables: a CSV/TSV export's column names are the cues of its cells.
+
+A log line or a mail body may hold a table: a header row of column names and rows of cells
+under it (``emp_no,last_name,first_name,ssn,dob`` and ``E95108,Quintero,Esteban,...``). In the
+rows nothing names a value: ``47630`` is a ZIP only because its column is ``billing_zip``. The
+detectors read context from words in front of a value, so this detector hands them a *column
+view* of each table, one line per cell, its column name in front (``billing_zip: 47630``), and
+maps what they find there back onto the cell in the original text.
+
+Only texts with a line break and a delimiter on two lines in a row are looked at; finding the
+tables is one pass over the lines. A table needs a header of at least three column names (a
+letter, then letters, digits, ``_ . # / -`` or blanks) and at least one row right under it with
+as many cells. Cells may be quoted (``"Guo, Xiaoling"``); the quotes are not part of the cell.
+Markdown tables (``| name | dob |`` with a ``|---|`` rule) are tables too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scrubber.detectors import Detector
+from scrubber.detectors.patterns import PatternDetector
+from scrubber.findings import Finding
+
+DELIMITERS = (",", "\t", ";", "|")
+MIN_COLUMNS = 3
+MAX_COLUMNS = 64
+# A column name: a letter first, then word characters, a few signs and blanks.
+# At most three words: a line of prose with commas is not a header.
+_COLUMN = re.compile(r"[A-Za-z][A-Za-z0-9_.#/()-]*(?: [A-Za-z0-9_.#/()-]+){0,2}")
+MAX_COLUMN_CHARS = 48
+_IDENT = re.compile(r"[a-z][a-z0-9]*")
+# A markdown rule row: only dashes, colons and blanks between the bars.
+_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Column names and, for each row, each cell's span in the text (``None``: empty cell)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[tuple[int, int] | None, ...], ...]
+
+
+def split_row(line: str, offset: int, delimiter: str) -> list[tuple[int, int]] | None:
+    """The cells of ``line`` (which starts at ``offset`` in the text) as spans, blanks and
+    quotes around a cell left out; None when a quoted cell is not closed."""
+    cells: list[tuple[int, int]] = []
+    pos, size = 0, len(line)
+    while True:
+        while pos < size and line[pos] == " ":
+            pos += 1
+        if pos < size and line[pos] == '"':
+            close = pos + 1
+            while True:
+                close = line.find('"', close)
+                if close < 0:
+                    return None
+                if line.startswith('""', close):
+                    close += 2
+                    continue
+                break
+            cells.append((offset + pos + 1, offset + close))
+            nxt = line.find(delimiter, close + 1)
+            if line[close + 1 : size if nxt < 0 else nxt].strip():
+                return None  # text after the closing quote: not a CSV cell
+        else:
+            nxt = line.find(delimiter, pos)
+            end = size if nxt < 0 else nxt
+            while end > pos and line[end - 1] in " \r":
+                end -= 1
+            cells.append((offset + pos, offset + end))
+        if nxt < 0:
+            return cells
+        pos = nxt + 1
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out = []
+    pos = 0
+    for line in text.split("\n"):
+        out.append((pos, line[:-1] if line.endswith("\r") else line))
+        pos += len(line) + 1
+    return out
+
+
+def _cells(line: str, offset: int, delimiter: str) -> list[tuple[int, int]] | None:
+    cells = split_row(line, offset, delimiter)
+    if cells is not None and delimiter == "|":
+        # "| a | b |": the empty cells outside the outer bars are not columns.
+        if cells and cells[0][0] == cells[0][1] and line.lstrip().startswith("|"):
+            cells = cells[1:]
+        if cells and cells[-1][0] == cells[-1][1] and line.rstrip().endswith("|"):
+            cells = cells[:-1]
+    return cells
+
+
+def find_tables(text: str) -> list[Table]:
+    """Every table in ``text`` with a header row (see the module's docstring)."""
+    if "\n" not in text:
+        return []
+    lines = _lines(text)
+    tables: list[Table] = []
+    i = 0
+    while i < len(lines) - 1:
+        line = lines[i][1]
+        table = None
+        for delimiter in DELIMITERS:
+            if line.count(delimiter) < MIN_COLUMNS - 1 or delimiter not in lines[i + 1][1]:
+                continue
+            table, i_next = _table_at(text, lines, i, delimiter)
+            if table is not None:
+                tables.append(table)
+                i = i_next
+                break
+        if table is None:
+            i += 1
+    return tables
+
+
+def _table_at(text: str, lines: list[tuple[int, str]], i: int, delimiter: str) -> tuple[Table | None, int]:
+    offset, line = lines[i]
+    head = _cells(line, offset, delimiter)
+    if head is None or not MIN_COLUMNS <= len(head) <= MAX_COLUMNS:
+        return None, i
+    columns = tuple(text[s:e] for s, e in head)
+    if not all(len(c) <= MAX_COLUMN_CHARS and _COLUMN.fullmatch(c) for c in columns):
+        return None, i
+    rows: list[tuple[tuple[int, int] | None, ...]] = []
+    j = i + 1
+    if delimiter == "|" and j < len(lines) and _RULE.fullmatch(lines[j][1].strip()):
+        j += 1
+    while j < len(lines):
+        cells = _cells(lines[j][1], lines[j][0], delimiter)
+        if cells is None or len(cells) != len(columns) or _new_header(text, cells):
+            break
+        rows.append(tuple(c if c[0] < c[1] else None for c in cells))
+        j += 1
+    if not rows:
+        return None, i
+    return Table(columns, tuple(rows)), j
+
+
+def _new_header(text: str, cells: list[tuple[int, int]]) -> bool:
+    """Whether a row under a header is the header of another table: column-shaped cells that
+    read as field names (one with ``_``, or all lower-case identifiers), not as data."""
+    names = [text[s:e] for s, e in cells]
+    if not all(_COLUMN.fullmatch(n) for n in names):
+        return False
+    return any("_" in n for n in names) or all(_IDENT.fullmatch(n) for n in names)
+
+
+class ColumnView:
+    """A text of ``column: cell`` lines for the tables of a message, and the way back."""
+
+    def __init__(self, text: str, tables: Iterable[Table]) -> None:
+        parts: list[str] = []
+        self.starts: list[int] = []  # where each cell starts in the view
+        self.cells: list[tuple[int, int]] = []  # and where it is in the text
+        pos = 0
+        for table in tables:
+            for row in table.rows:
+                for column, cell in zip(table.columns, row, strict=True):
+                    if cell is None:
+                        continue
+                    head = f"{column}: "
+                    parts.append(head)
+                    parts.append(text[cell[0] : cell[1]])
+                    parts.append("\n")
+                    self.starts.append(pos + len(head))
+                    self.cells.append(cell)
+                    pos += len(head) + cell[1] - cell[0] + 1
+                parts.append("\n")  # a blank line between rows
+                pos += 1
+        self.text = "".join(parts)
+
+    def back(self, findings: Iterable[Finding]) -> list[Finding]:
+        """``findings`` in the view, as findings in the text; what lies outside a cell is cut off."""
+        out = []
+        starts, cells = self.starts, self.cells
+        for f in findings:
+            k = bisect.bisect_right(starts, f.start) - 1
+            # f starts inside cell k, or after it: in the next cell's column name.
+            for c in (k, k + 1):
+                if 0 <= c < len(starts):
+                    lo = starts[c]
+                    cs, ce = cells[c]
+                    start, end = max(f.start, lo), min(f.end, lo + ce - cs)
+                    if start < end:
+                        shift = cs - lo
+                        out.append(
+                            Finding(start + shift, end + shift, f.entity, f.score, f"table:{f.detector}")
+                        )
+                        break
+        return out
+
+
+class TableDetector:
+    """Runs ``inner`` on the column view of a message's tables (see the module's docstring)."""
+
+    name = "tables"
+
+    def __init__(self, inner: Sequence[Detector]) -> None:
+        self.inner = tuple(inner)
+        self.entities: frozenset[str] = frozenset().union(*(d.entities for d in self.inner))
+
+    def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
+        if "\n" not in text:
+            return []
+        tables = find_tables(text)
+        if not tables:
+            return []
+        view = ColumnView(text, tables)
+        found: list[Finding] = []
+        for det in self.inner:
+            if isinstance(det, PatternDetector):
+                found.extend(det.detect(view.text, deadline))
+            else:
+                found.extend(det.detect(view.text))
+        return view.back(found)

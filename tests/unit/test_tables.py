@@ -1,0 +1,109 @@
+"""Tables: a CSV/TSV/markdown table's column names act as cues for its cells."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrubber import Scrubber
+from scrubber.detectors.tables import ColumnView, find_tables, split_row
+from scrubber.dial import Policy
+from scrubber.findings import Finding
+
+
+@pytest.fixture(scope="module")
+def engine() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
+def cells(text: str) -> list[tuple[tuple[str, ...], list[list[str | None]]]]:
+    return [
+        (t.columns, [[text[c[0] : c[1]] if c else None for c in row] for row in t.rows])
+        for t in find_tables(text)
+    ]
+
+
+def test_split_row_strips_blanks_and_quotes() -> None:
+    line = 'a, "Guo, Xiaoling" ,"say ""hi""",,x '
+    spans = split_row(line, 10, ",")
+    assert spans is not None
+    assert [line[s - 10 : e - 10] for s, e in spans] == ["a", "Guo, Xiaoling", 'say ""hi""', "", "x"]
+    assert split_row('a,"open', 0, ",") is None
+    assert split_row('a,"x"y,b', 0, ",") is None
+
+
+def test_csv_tsv_semicolon_and_markdown_tables() -> None:
+    text = 'export:\nid,full_name,zip\n1,"Guo, Xiaoling",94105\n2,Ana Lima,\n\nnot a table'
+    rows = [["1", "Guo, Xiaoling", "94105"], ["2", "Ana Lima", None]]
+    assert cells(text) == [(("id", "full_name", "zip"), rows)]
+    assert cells("name\tdob\tcity\nAna\t1990-01-02\tPorto") == [
+        (("name", "dob", "city"), [["Ana", "1990-01-02", "Porto"]])
+    ]
+    assert cells("Name;Phone;Note\nLi Wei;+44 20 7946 0018;ok\n") == [
+        (("Name", "Phone", "Note"), [["Li Wei", "+44 20 7946 0018", "ok"]])
+    ]
+    md = "| name | dob | city |\n|------|:---:|------|\n| Ana Lima | 1990-01-02 | Porto |\n"
+    assert cells(md) == [(("name", "dob", "city"), [["Ana Lima", "1990-01-02", "Porto"]])]
+
+
+def test_what_is_not_a_table() -> None:
+    assert cells("one line, with, commas") == []
+    assert cells("a,b,c\n") == []  # a header and no row
+    assert cells("id,name\n1,Ana") == []  # two columns: too few to tell from prose
+    assert cells("10,20,30\n1,2,3") == []  # no column names
+    # prose with commas: words of a sentence are not column names
+    assert cells("Hi Anna, thanks for the call yesterday, see you\nSure, no problem, bye") == []
+    assert cells("a,b,c\n1,2") == []  # the row does not fit the header
+
+
+def test_a_second_header_starts_a_second_table() -> None:
+    text = "txn_id,card_last4,zip\nx1,8168,47630\ncustomer_id,full_name,phone\n7,Ana Lima,555\n"
+    tables = cells(text)
+    assert [t[0] for t in tables] == [("txn_id", "card_last4", "zip"), ("customer_id", "full_name", "phone")]
+    assert tables[1][1] == [["7", "Ana Lima", "555"]]
+
+
+def test_column_view_maps_findings_back_to_cells() -> None:
+    text = "id,zip,name\n1,94105,Ana Lima\n"
+    view = ColumnView(text, find_tables(text))
+    assert view.text == "id: 1\nzip: 94105\nname: Ana Lima\n\n"
+    zip_at = view.text.index("94105")
+    name_at = view.text.index("Ana")
+    found = [
+        Finding(zip_at, zip_at + 5, "ZIP_CODE", 0.9, "p"),
+        Finding(name_at - 6, name_at + 8, "PERSON", 0.9, "n"),  # reaches into the column name
+        Finding(0, 2, "PERSON", 0.9, "n"),  # only in a column name: dropped
+    ]
+    back = view.back(found)
+    assert [(text[f.start : f.end], f.entity, f.detector) for f in back] == [
+        ("94105", "ZIP_CODE", "table:p"),
+        ("Ana Lima", "PERSON", "table:n"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "txn_id,amount,currency,card_last4,billing_zip\nab12-cd,443.09,USD,8168,47630\n",
+            "txn_id,amount,currency,card_last4,billing_zip\nab12-cd,443.09,USD,[CREDIT_CARD],[ZIP_CODE]\n",
+        ),
+        (
+            "emp_no,last_name,first_name,dob,hire_date\nE95108,Quintero,Esteban,1942-11-10,2018-09-20",
+            "emp_no,last_name,first_name,dob,hire_date\nE95108,[PERSON],[PERSON],[DATE_OF_BIRTH],2018-09-20",
+        ),
+        (
+            'id,full_name,zip\n7,"Guo, Xiaoling",742745138\n',
+            'id,full_name,zip\n7,"[PERSON]",[ZIP_CODE]\n',
+        ),
+    ],
+)
+def test_engine_masks_cells_by_their_column(engine: Scrubber, text: str, masked: str) -> None:
+    assert engine.scrub(text).text == masked
+
+
+def test_tables_without_pii_columns_are_left_alone(engine: Scrubber) -> None:
+    text = (
+        "order_id,sku,qty,price,shipped\n"
+        "9400918441,SKU-1234,2,19.99,2024-10-16\nA151535,X-9,1,5.00,2024-10-17\n"
+    )
+    assert engine.scrub(text).findings == ()
