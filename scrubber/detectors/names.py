@@ -42,6 +42,13 @@ _LISTS = (
     "not_names",
     "org_words",
     "ambiguous",
+    "name_questions",
+    "name_requests",
+    "reply_openers",
+    "common_words",
+    "lower_relations",
+    "relation_followers",
+    "log_words",
 )
 # Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
 # (one letter left out or two swapped, in words of five letters or more) count too.
@@ -125,6 +132,16 @@ class NameLexicon:
     # (the scan reports only the longest): (start, end or -1 if it runs on past, context).
     inside: Mapping[str, tuple[_Inner, ...]]
     particles: frozenset[str]
+    # A line that asks for a name ("Who am I speaking with?"), what makes it a request, and
+    # the reply to it on a later line: capitalised, or typed without capitals.
+    asks: regex.Pattern[str]
+    requests: regex.Pattern[str]
+    reply_cased: regex.Pattern[str]
+    reply_lower: regex.Pattern[str]
+    # Words that are never a name in a reply or after a relation with no comma; log words.
+    common: frozenset[str]
+    log_words: frozenset[str]
+    lower_relations: frozenset[str]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -195,6 +212,11 @@ def load_names(path: Path) -> NameLexicon:
             rf"(?i:{alt['record_cues']})\b",
         }
         if lower_line:
+            # "my husband donald will call you": a relation, no comma, a name and a verb.
+            contexts["kin"] = (
+                rf"(?i:\b(?:{mine})\s+(?:{alt['lower_relations']}))[ \t]+{name(word, 2)}"
+                rf"[ \t]+(?:{alt['relation_followers']})"
+            )
             brk = rf"(?=[ \t]*(?:[?.!,;:]|\r?$)|[ \t]+(?:for|{alt['talk_followers']})\b)"
             contexts["talk"] = rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}" + brk
             # "hello mr. okafor", "thanks ms lee": two words only before a break.
@@ -224,6 +246,11 @@ def load_names(path: Path) -> NameLexicon:
         return {k: regex.compile(v, regex.MULTILINE) for k, v in contexts.items()}
 
     dashes = "|".join(regex.escape(d) for d in _SIG_DASHES)
+    # A reply: up to two openers ("yes, it's"), the name, maybe "here", then the end of the
+    # line or a sign that is no letter, digit or "?" ("Priya Raman.", "Priya :)").
+    openers = rf"[ \t]*(?:{_loose_alternation(w['reply_openers'], ignore_case=True)}[ \t]*[,:]?[ \t]*){{0,2}}"
+    reply_end = r"(?:[ \t]+(?i:here))?(?=[ \t]*(?:[^\w\s?'’]|\r?$))"
+    low_titles = "|".join(_LOWER_TITLES)
 
     def contexts(w: Mapping[str, list[str]]) -> Contexts:
         return Contexts(
@@ -275,6 +302,19 @@ def load_names(path: Path) -> NameLexicon:
             phrases=frozenset(_phrase(p) for group in phrases.values() for p in group),
             inside=_inside(phrases),
             particles=frozenset(w["particles"]),
+            asks=regex.compile(_loose_alternation(w["name_questions"]), regex.IGNORECASE),
+            requests=regex.compile(_loose_alternation(w["name_requests"]), regex.IGNORECASE),
+            reply_cased=regex.compile(
+                rf"{openers}(?:(?P<n>{_CASED},[ \t]*{_CASED}(?:[ \t]+{_CASED})?)(?={_EOL})"
+                rf"|{titled(_CASED)}|{name(_CAPS, 4, 2)}){reply_end}"
+            ),
+            reply_lower=regex.compile(
+                rf"{openers}(?:(?P<n>{_LOWER},[ \t]*{_LOWER}(?:[ \t]+{_LOWER})?)(?={_EOL})"
+                rf"|(?:(?:{low_titles})\.?[ \t]+)?{name(_LOWER)}){reply_end}"
+            ),
+            common=frozenset(w["common_words"]) | frozenset(w["relations"]),
+            log_words=frozenset(w["log_words"]),
+            lower_relations=frozenset(w["lower_relations"]),
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
@@ -327,6 +367,16 @@ def _phrase(text: str) -> str:
     return " ".join(_SEPARATORS.split(text.lower())).strip()
 
 
+def _loose_alternation(words: Sequence[str], *, ignore_case: bool = False) -> str:
+    """Phrases as whole words, blanks between words, either apostrophe ("who's this")."""
+    parts = []
+    for w in sorted(set(words), key=len, reverse=True):
+        body = r"[ \t]+".join("['’]".join(map(regex.escape, p.split("'"))) for p in w.split())
+        head = r"(?<![\w'’])" if w[0].isalnum() else ""
+        parts.append(head + body + (r"(?![\w'’])" if w[-1].isalnum() else ""))
+    return ("(?i:" if ignore_case else "(?:") + "|".join(parts) + ")"
+
+
 def _intros(words: list[str], loose: list[str], lower_line: bool) -> str:
     return _alternation([x for x in words if x not in loose and (not lower_line or "name" in x)])
 
@@ -358,6 +408,8 @@ class NameDetector:
         # The contexts with a pattern for capitalised names, and for lower-case lines.
         self._cased = frozenset(lexicon.exact.cased)
         self._lower = frozenset(lexicon.exact.lower)
+        # The relations a name may follow without a comma, on a line without capitals.
+        self._kin = frozenset(_phrase(r) for r in lexicon.lower_relations)
 
     def detect(self, text: str) -> list[Finding]:
         try:
@@ -393,6 +445,76 @@ class NameDetector:
                 return start + len(text[start : m.start()].rstrip(" \t"))
         return end
 
+    def _uncommon(self, text: str, start: int, end: int) -> bool:
+        """Whether no word of a name found without capitals is a common English word.
+
+        Adverbs of seven letters or more in "-ly" ("actually") and words in "-ing" count as
+        common too ("my husband usually is ...", "customer: checking").
+        """
+        for word in text[start:end].lower().split():
+            word = word.strip(".,;:!")
+            if word in self.lex.particles:
+                continue
+            if (
+                word in self.lex.common
+                or (len(word) >= 7 and word.endswith("ly"))
+                or (len(word) >= 5 and word.endswith("ing"))
+            ):
+                return False
+        return True
+
+    def _log_label(self, text: str, s: int, e: int) -> bool:
+        """Whether a chat label's shape is a log's words ("[14:22] Connection Reset: retrying"):
+        a word of the label is a log word, or only log words (and numbers) follow it."""
+        if any(word.lower() in self.lex.log_words for word in text[s:e].split()):
+            return True
+        colon = text.find(":", e)
+        stop = text.find("\n", colon)
+        rest = _LOG_REST.findall(text, colon + 1, len(text) if stop < 0 else stop)
+        return 0 < len(rest) <= 3 and all(w.lower() in self.lex.log_words or w.isdigit() for w in rest)
+
+    def _replies(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Names given in reply to a line that asks for one ("Agent: Who am I speaking with?"
+        / "Customer: Beatriz Souza"): the next one or two lines, by another speaker."""
+        t = self.timeout
+        done = -1  # end of the last question line looked at
+        for m in self.lex.asks.finditer(text, timeout=t):
+            if m.start() < done:
+                continue
+            s = text.rfind("\n", 0, m.start()) + 1
+            e = text.find("\n", m.end())
+            e = len(text) if e < 0 else e
+            done = e
+            # A question, or in a transcript a request ("Agent: please confirm your full name").
+            asker = _speaker(text, s, e)[0]
+            if "?" not in text[m.end() : e] and (
+                asker is None or self.lex.requests.search(text, s, e, timeout=t) is None
+            ):
+                continue
+            pos = e
+            for _ in range(2):
+                nxt = _next_line(text, pos)
+                if nxt is None:
+                    break
+                ls, pos = nxt
+                who, body = _speaker(text, ls, pos)
+                if asker is not None:
+                    if who is None:
+                        break
+                    if who.lower() == asker.lower():
+                        continue
+                lowered = text[body:pos].islower()
+                pattern = self.lex.reply_lower if lowered else self.lex.reply_cased
+                n = pattern.match(text, body, pos, timeout=t)
+                # A reply that is no name ("one sec") leaves the next line to look at.
+                spans = [] if n is None else n.spans("n")
+                if spans and all(
+                    self._uncommon(text, a, b) and self._trim(text, a, b) == b for a, b in spans
+                ):
+                    for a, b in spans:
+                        yield a, b, "reply"
+                    break
+
     def _candidates(self, text: str) -> list[tuple[int, int, str]]:
         """Names in their contexts, as (start, end, context); not yet trimmed."""
         out: list[tuple[int, int, str]] = []
@@ -403,7 +525,7 @@ class NameDetector:
         if hits:
             for lower, starts in enumerate(self._starts(text, hits, closings)):
                 # The lower-case patterns run only where a whole line is typed without capitals.
-                if not starts or (lower and not any(line.islower() for line in text.split("\n"))):
+                if not starts or (lower and not _has_lower_line(text)):
                     continue
                 if mistyped is None:
                     mistyped = self._mistyped(text, hits)
@@ -415,12 +537,18 @@ class NameDetector:
                     pattern = ctx.lower[how] if lower else ctx.cased[how]
                     for m in self._matches(pattern, text, at):
                         for s, e in m.spans("n"):
-                            if not lower or _line(text, s).islower():
+                            # Without capitals, a name in running text is no common word
+                            # ("my name is on the account"); the words after it that end a
+                            # name ("talk to marisol please") are not looked at.
+                            if not lower or (
+                                _is_lower(_line(text, s))
+                                and (how in _KEYED or self._uncommon(text, s, self._trim(text, s, e)))
+                            ):
                                 out.append((s, e, how))
         if "<" in text or "]" in text:
             for s in _label_lines(text):
                 n = self.lex.label.match(text, s, timeout=self.timeout)
-                if n is not None:
+                if n is not None and not self._log_label(text, n.start("n"), n.end("n")):
                     out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
@@ -429,8 +557,11 @@ class NameDetector:
         dashes = _DASH in text or _EM_DASH in text or _EN_DASH in text
         if closings or dashes:
             out.extend(self._signatures(text, hits, closings, dashes, mistyped))
-        if "insert" in text.lower():
+        low = text.lower()
+        if "insert" in low:
             out.extend(self._sql(text))
+        if "\n" in text and ("name" in low or "who" in low):
+            out.extend(self._replies(text))
         return out
 
     def _starts(
@@ -516,11 +647,14 @@ class NameDetector:
             start = _possessive(text, p)
             if start < 0:
                 return
-            # After "the", and on a line without capitals, the name follows a comma.
+            # After "the", and on a line without capitals, the name follows a comma, or a verb
+            # after it ("my husband donald will call").
             if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
                 if text[start] in "tT":
                     return
                 comma_only = True
+                if _phrase(text[p:end]) in self._kin and _may_start(text, _skip(text, end, " \t"), True):
+                    _file(lower, "kin", start)
         elif how == "talk":
             # The phrases of "talk" count in lower case only.
             if not text[p].islower():
@@ -710,7 +844,49 @@ _ORDER = (
     "sign_same_line",
     "speaker",
     "talk",
+    "kin",
 )
+# Contexts of a key and its value: a lower-case name there may be any word ("name: will
+# smith"); in the others it must be none of the common words.
+_KEYED = frozenset({"field", "list_field", "record"})
+# The words after a chat label's colon.
+_LOG_REST = regex.compile(r"[\p{L}\d][\p{L}\d'’_-]*")
+# A chat speaker's label at the start of a line: "Agent:", "[10:42] Priya Shah:", "> customer:".
+_SPEAKER = regex.compile(
+    r"[ \t>]*(?:\[[^\]\r\n]{1,26}\][ \t]*)?(?P<who>\p{L}[\p{L}'’.-]*(?:[ \t]\p{L}[\p{L}'’.-]*){0,2})"
+    r"[ \t]*:(?:[ \t]+|(?=\r?$))"
+)
+_QUOTE = regex.compile(r"[ \t>]*")
+
+
+def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
+    """The speaker label of the line ``[s, e)`` (None if it has none) and where its words start."""
+    m = _SPEAKER.match(text, s, e)
+    if m is not None:
+        return m.group("who"), m.end()
+    q = _QUOTE.match(text, s, e)
+    return None, q.end() if q is not None else s
+
+
+def _has_lower_line(text: str) -> bool:
+    """Whether a line of the text is typed without capitals (a speaker's label aside)."""
+    lines = text.split("\n")
+    if any(line.islower() for line in lines):
+        return True
+    return ":" in text and any(_is_lower(line) for line in lines if ":" in line)
+
+
+def _is_lower(line: str) -> bool:
+    """Whether a line is typed without capitals, but for a speaker's label ("Customer: ...")."""
+    if line.islower():
+        return True
+    colon = line.find(":", 0, 64)
+    if colon < 0 or not line[colon:].islower():
+        return False
+    m = _SPEAKER.match(line, 0, colon + 2)
+    return m is not None and line[m.end() :].islower()
+
+
 _TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
 
 
