@@ -3,8 +3,10 @@
 A rule is a value pattern plus data that says when it is worth running (``min_digits``,
 ``gate``), which cue words around a match raise or lower its score (``raise``, ``lower``), and
 which are required (``requires``: the pattern then only runs just after such a cue; with
-``anchored`` it must match right where the cue ends, as in ``password: hunter2``). Cues come
-from one scan of the text per message (:class:`~scrubber.detectors.cues.CueIndex`).
+``anchored`` it must match right where the cue ends, as in ``password: hunter2``; with
+``answer_lines`` also on the short reply lines that follow a line asking for such a value, as
+in ``Agent: and your date of birth?`` then ``Customer: 03/22/1979``). Cues come from one scan
+of the text per message (:class:`~scrubber.detectors.cues.CueIndex`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ _DIGIT_BYTES = b"0123456789"
 # How many combinations of woken rules a detector remembers (see ``PatternDetector._merged``).
 MERGED_MAX = 4096
 _NONE: frozenset[int] = frozenset()
+# A reply line (see ``PatternDetector._answers``): at most this many words after its speaker
+# label ("Customer:", "Rep (Ana):", "> Caller:"), the value's words included.
+ANSWER_MAX_WORDS = 10
+# A speaker label: a few words, no digit first, then a colon and a blank. Bounded: linear.
+_SPEAKER = re.compile(r"[ \t>]*[^\W\d][\w .'()-]{0,30}?:[ \t]")
 _NO_LISTS: frozenset[str] = frozenset()
 
 # Rules whose pattern also runs on the standard library's engine, on ASCII texts, without a
@@ -184,6 +191,9 @@ class PatternRule:
     reach: int = 0
     # The group that is the value: "v" when the pattern names one, else the whole match.
     value_group: str | int = 0
+    # How many lines after a line that asks for a value (a cue of ``requires``, no value) a
+    # short reply may give it (see ``PatternDetector._answers``).
+    answer_lines: int = 0
     # The lists whose cue raises the score (``raise`` and ``requires``), worked out once: a
     # union of two sets is a new set, and ``_judge`` asks for it on every value it scores.
     raised_by: frozenset[str] = frozenset()
@@ -215,6 +225,7 @@ _KEYS_OPTIONAL = {
     "min_count",
     "gate",
     "anchored",
+    "answer_lines",
 }
 
 
@@ -291,6 +302,9 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
     anchored = node.get("anchored", False)
     if not isinstance(anchored, bool) or (anchored and not requires):
         raise fail("anchored must be true or false, and needs requires")
+    answer_lines = number("answer_lines", 0)
+    if answer_lines and not requires:
+        raise fail("answer_lines needs requires")
     raise_lists, lower_lists = lists("raise"), lists("lower")
     used = raise_lists | lower_lists | requires
     source = str(node["regex"])
@@ -321,6 +335,7 @@ def _build(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]
         needs=needed,
         reach=reach,
         value_group="v" if "v" in pattern.groupindex else 0,
+        answer_lines=answer_lines,
         raised_by=raise_lists | requires,
     )
 
@@ -556,6 +571,17 @@ class PatternDetector:
     ) -> None:
         """Judge the matches of ``rule`` in ``doc``, none of which starts before ``start``."""
         text = doc.text
+        if rule.answer_lines and "\n" in text:
+            first = len(out)
+            self._scan_cued(rule, doc, out, timeout, start)
+            self._answers(rule, doc, out, first, timeout)
+            return
+        self._scan_cued(rule, doc, out, timeout, start)
+
+    def _scan_cued(
+        self, rule: PatternRule, doc: _Text, out: list[Finding], timeout: float, start: int
+    ) -> None:
+        text = doc.text
         if rule.anchored:
             for hit in doc.cues.of(rule.requires):
                 m = rule.pattern.match(text, hit.end, timeout=timeout)
@@ -603,6 +629,60 @@ class PatternDetector:
                     break
             pos = resume
 
+    def _answers(self, rule: PatternRule, doc: _Text, out: list[Finding], first: int, timeout: float) -> None:
+        """Values of ``rule`` given as the reply to a line that asks for one.
+
+        A line with a cue of ``rule.requires`` and no value of the rule found on it (findings
+        from ``out[first:]`` on) asks for one ("Agent: and your date of birth?", "Please
+        confirm the DOB on file."). Its value may come on one of the next ``rule.answer_lines``
+        lines (blank lines not counted), each of which must be a reply: no cue of any list
+        (a cue would make it a sentence of its own), no ``=`` (a ``key=value`` line is a
+        record, as in a log) and at most ANSWER_MAX_WORDS words after an optional speaker
+        label. The first reply line with a value ends the reach, as does a line that is no
+        reply. Runs only on texts with a required cue and a line break.
+        """
+        text = doc.text
+        size = len(text)
+        cues = doc.cues
+        found = out[first:]
+        line_end = -1
+        for hit in cues.of(rule.requires):
+            if hit.start <= line_end:
+                continue  # the line of a cue already looked at
+            line_end = text.find("\n", hit.end)
+            if line_end < 0:
+                return  # the last line: no reply after it, nor after any later cue
+            line_start = text.rfind("\n", 0, hit.start) + 1
+            if any(line_start <= f.start < line_end for f in found):
+                continue  # the line gives its value itself
+            pos, left = line_end + 1, rule.answer_lines
+            while left and pos < size:
+                end = text.find("\n", pos)
+                if end < 0:
+                    end = size
+                line = text[pos:end]
+                if not line.strip():
+                    pos = end + 1
+                    continue
+                left -= 1
+                label = _SPEAKER.match(line)
+                words = line[label.end() :] if label is not None else line
+                if (
+                    len(words.split()) > ANSWER_MAX_WORDS
+                    or "=" in words
+                    or cues.first_after(cues.lists, pos, end) >= 0
+                ):
+                    break
+                given = False
+                for m in rule.pattern.finditer(text, pos, end, timeout=timeout):
+                    finding = self._judge(rule, doc, m, cued=True)
+                    if finding is not None:
+                        out.append(finding)
+                        given = True
+                if given:
+                    break
+                pos = end + 1
+
     @staticmethod
     def _stretches(rule: PatternRule, doc: _Text, start: int) -> list[tuple[int, int]]:
         """Where a rule's pattern runs, from ``start`` on: the whole text, or just after (before)
@@ -619,7 +699,11 @@ class PatternDetector:
         return [(max(lo, start), min(hi, size)) for lo, hi in _merge(spans) if hi > start]
 
     @staticmethod
-    def _judge(rule: PatternRule, doc: _Text, m: regex.Match[str] | re.Match[str]) -> Finding | None:
+    def _judge(
+        rule: PatternRule, doc: _Text, m: regex.Match[str] | re.Match[str], cued: bool = False
+    ) -> Finding | None:
+        """The finding of match ``m``, scored by its cues, or None; ``cued``: a reply to a cue
+        on an earlier line (see ``_answers``), which stands for a required cue before it."""
         start, end = m.span(rule.value_group)
         if start >= end:
             return None
@@ -629,7 +713,9 @@ class PatternDetector:
                 return None
             end = start + valid
         score = rule.score
-        if (rule.raise_lists or rule.lower_lists or rule.requires) and doc.cues:
+        if cued:
+            score = max(score, rule.context_score)
+        elif (rule.raise_lists or rule.lower_lists or rule.requires) and doc.cues:
             cues = doc.cues
             text = doc.text
             lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
