@@ -792,8 +792,28 @@ class GrammarDetector:
         return _Request(cue, True)
 
     def _reply(self, s: _Sentence) -> bool:
-        """A reply: short, with one number in it and no cue of its own."""
-        return not s.cues and len(s.tokens) <= self.grammar.carry_max_tokens and len(s.values) == 1
+        """A reply: short, with one number in it and no cue of its own (a speaker's label that
+        happens to be a cue word, "Client: 0262", names no value: it does not count)."""
+        return (
+            len(s.tokens) <= self.grammar.carry_max_tokens
+            and len(s.values) == 1
+            and all(self._label(s, c) for c in s.cues)
+        )
+
+    def _label(self, s: _Sentence, c: _Cue) -> bool:
+        """Whether ``c`` is the label of who speaks: the sentence's first words (after a time
+        stamp in brackets, if any) and a colon, and a word that names no entity a rule finds
+        ("Client:", not "SSN:")."""
+        tokens = s.tokens
+        first = 0
+        if tokens[0].text == "[":  # a time stamp before the label: "[12:10] Client: 0262"
+            first = next((i + 1 for i, t in enumerate(tokens[: c.first]) if t.text == "]"), -1)
+        return (
+            c.first == first
+            and c.last + 1 < len(tokens)
+            and tokens[c.last + 1].text == ":"
+            and not c.lists & self.grammar.entity_lists
+        )
 
     def _cue_at(self, s: _Sentence) -> dict[int, _Cue]:
         """Token index -> the cue covering it, built once per sentence."""

@@ -79,13 +79,13 @@ _LINEAR = {
     "us_ssn_plain": ("d40a01280919", "[0-9]"),
     "phone": ("44a8b4bf8f60", "[+(0-9]"),
     "phone_cued": ("44a8b4bf8f60", "[+(0-9]"),
-    "us_zip_after_state": ("48392eab7171", "[A-Z,]"),
+    "us_zip_after_state": ("e92f133706c3", "[A-Z,]"),
     "us_zip4": ("7d76cef2e7e8", "[0-9]"),
     "us_zip_cued": ("370c25015255", "[0-9]"),
     "postcode": ("2c7d3bcd32ab", "[A-Z]"),
     "postcode_cued": ("57e03287a246", "[A-Za-z]"),
     "ipv4": ("21fab2b83fe9", "[0-9]"),
-    "ipv6": ("9a1170006cc1", "[0-9A-Fa-f]"),
+    "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]"),
     "ipv6_short": ("59c57df00abd", "[0-9A-Fa-f:]"),
 }
 
@@ -103,7 +103,7 @@ _NEEDS = {
     # A two-letter state code (capitals, or any case after a comma), a comma maybe, 1-3 blanks,
     # then the five digits of the value; the match starts where this does.
     "us_zip_after_state": (
-        "48392eab7171",
+        "e92f133706c3",
         r"[A-Z,](?:(?<=[A-Z])[A-Z]|(?<=,)[ \t]?[A-Za-z]{2}),?[ \t]{1,3}[0-9]{5}",
         0,
     ),
@@ -121,7 +121,7 @@ _NEEDS = {
     # Four numbers and three dots, from the first dot (after the first number, 1-3 digits).
     "ipv4": ("21fab2b83fe9", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
     # Seven colons between hex digits, from the first colon (after the first group, 1-4 digits).
-    "ipv6": ("9a1170006cc1", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
+    "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
     # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.
     "ipv6_short": ("59c57df00abd", "::", 34),
     # "@" or "%40", after the local part: one character and at most 63 more.
@@ -639,7 +639,8 @@ class PatternDetector:
         (a cue would make it a sentence of its own), no ``=`` (a ``key=value`` line is a
         record, as in a log) and at most ANSWER_MAX_WORDS words after an optional speaker
         label. The first reply line with a value ends the reach, as does a line that is no
-        reply. Runs only on texts with a required cue and a line break.
+        reply; a line with more than one value answers nothing. Runs only on texts with a
+        required cue and a line break.
         """
         text = doc.text
         size = len(text)
@@ -673,13 +674,16 @@ class PatternDetector:
                     or cues.first_after(cues.lists, pos, end) >= 0
                 ):
                     break
-                given = False
+                given = []
                 for m in rule.pattern.finditer(text, pos, end, timeout=timeout):
                     finding = self._judge(rule, doc, m, cued=True)
                     if finding is not None:
-                        out.append(finding)
-                        given = True
+                        given.append(finding)
                 if given:
+                    # One value answers; a line of several is a record (a table's row under
+                    # its header, "E95108,Quintero,1942-11-10,2018-09-20"), no reply.
+                    if len(given) == 1:
+                        out.append(given[0])
                     break
                 pos = end + 1
 

@@ -102,13 +102,17 @@ def find_tables(text: str) -> list[Table]:
     """Every table in ``text`` with a header row (see the module's docstring)."""
     if "\n" not in text:
         return []
+    # A header and a row hold a delimiter at least MIN_COLUMNS times (counted in C).
+    delimiters = [d for d in DELIMITERS if text.count(d) >= MIN_COLUMNS]
+    if not delimiters:
+        return []
     lines = _lines(text)
     tables: list[Table] = []
     i = 0
     while i < len(lines) - 1:
         line = lines[i][1]
         table = None
-        for delimiter in DELIMITERS:
+        for delimiter in delimiters:
             if line.count(delimiter) < MIN_COLUMNS - 1 or delimiter not in lines[i + 1][1]:
                 continue
             table, i_next = _table_at(text, lines, i, delimiter)

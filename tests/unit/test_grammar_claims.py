@@ -51,6 +51,21 @@ POSITIVE = [
     ("CREDIT_CARD", "card ending [[4242]] or [[5678]]"),
     ("US_SSN", "the last four of my ssn is [[1234]] or maybe [[1243]]"),
     ("CREDIT_CARD", "visa ending [[1881]] and mastercard ending [[9902]]"),
+    # More ways to say "ends in", and a relative clause between the cue and the qualifier.
+    ("CREDIT_CARD", "it was the card finishing with [[8192]] i think"),
+    ("CREDIT_CARD", "the amex that ends [[8288]] zip code is new"),
+    ("CREDIT_CARD", "the visa which finishes in [[0045]]"),
+    # A log's "field=... value=...".
+    ("US_SSN", 'stderr F level=warn msg="validation failed" field=ssn4 value=[[9608]]'),
+    # A reply whose speaker label is a cue word of no rule's entity ("client" is an IP cue).
+    ("CREDIT_CARD", "Operator: Can you give me the last four digits on the card?\nClient: [[0262]]"),
+    ("CREDIT_CARD", "[12:09] Rep: last four of the card on file?\n[12:10] Client: [[0262]]"),
+    # A request for several things, answered one line each: the third line is still a reply.
+    (
+        "US_SSN",
+        "agent: please confirm: name, dob, last four of social.\ncust: nour m\ncust: 20 June 1952\n"
+        "cust: and [[eight four eight five]]",
+    ),
 ]
 
 
@@ -91,6 +106,8 @@ NEGATIVE = [
     "the card ending 4242 was charged {{1999}} on my card",
     "Visa ending 4242 - {{1250}} points earned",
     "ssn last 4 1234; order {{5678}} is late",
+    # A label that names an entity is a key, not a speaker: this is no reply about the card.
+    "Agent: last four of your card?\nSSN: {{1234}}",
 ]
 
 

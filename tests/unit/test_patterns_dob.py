@@ -96,6 +96,8 @@ NOT_ANSWERS = [
     "WARN dob missing\n2019-03-02 11:46:13 INFO retry",
     # No question before it.
     "Agent: thanks, that's all\nCustomer: 03/22/1979",
+    # A row under a table's header: two dates, no reply (the table's column view decides).
+    "emp_no,first_name,dob,hire_date\nE95108,Esteban,1942-11-10,2018-09-20",
 ]
 
 
