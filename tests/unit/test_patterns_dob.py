@@ -49,6 +49,8 @@ FORMATS = [
     ("birthday: May twelfth, 1990", "May twelfth, 1990"),
     ("DOB May 3, 85", "May 3, 85"),
     ("SELECT id FROM members WHERE dob = '1971-04-30'", "1971-04-30"),
+    # A few words or a format hint between the cue and the value.
+    ("date of birth (as printed on the ID card): 4/12/1986", "4/12/1986"),
 ]
 
 

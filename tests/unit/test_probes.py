@@ -25,13 +25,12 @@ GOLD = REPO / "tests" / "data" / "probes.jsonl"
 
 MARK = re.compile(r"\[\[([A-Z_]+)(~?):(.+?)\]\]")
 
-# Reached at level 7: recall 0.979, precision 0.995, 1 of 172 hard negatives with a finding
-# ("upgraded the router to 2.4.10.9"), leak 0.021. The floors leave room for the rest of the
-# detection work; raise them as it lands.
-RECALL = 0.92
+# Reached at level 7 (2026-11-25): recall 1.000, precision 0.995, 1 of 172 hard negatives with a
+# finding ("upgraded the router to 2.4.10.9"), leak 0.000. The floors leave a little room.
+RECALL = 0.97
 PRECISION = 0.98
 NEGATIVES_FLAGGED = 2
-LEAK = 0.07
+LEAK = 0.03
 
 
 def parse(source: Path = SOURCE) -> list[dict[str, Any]]:
