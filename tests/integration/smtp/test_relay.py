@@ -66,9 +66,10 @@ def test_swaks_multipart_with_csv_attachment(relay: RelayRunner, smtp_sink: Smtp
     body, attachment = (p for p in msg.walk() if not p.is_multipart())
     assert body.get_content().strip() == "Call me, SSN [US_SSN], mail [EMAIL_ADDRESS]"
     assert attachment.get_filename() == "people.csv"
-    assert attachment.get_content() == "name,email,phone\nJane Roe,[EMAIL_ADDRESS],[PHONE_NUMBER]\n"
+    # the name too: the CSV's "name" column says what the cell is
+    assert attachment.get_content() == "name,email,phone\n[PERSON],[EMAIL_ADDRESS],[PHONE_NUMBER]\n"
     assert str(msg["Subject"]) == "Rückruf [PHONE_NUMBER]"
-    assert msg["X-Scrubber"] == "level=7; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:2,US_SSN:1"
+    assert msg["X-Scrubber"] == "level=7; findings=EMAIL_ADDRESS:2,PERSON:1,PHONE_NUMBER:2,US_SSN:1"
     assert messages("forwarded") == before + 1
 
 
