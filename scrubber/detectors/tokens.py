@@ -24,9 +24,11 @@ _TAIL = frozenset(".,;:!?)]}\"'>»”’…")
 _NUMBER_END = frozenset("0123456789)")
 _EDGE_OR_NUMBER_END = _TAIL | _NUMBER_END | {"-"}
 # Inside a word: a key/value separator after a non-digit (not "10:30", not "https://"),
-# or "#" between a word and a number ("ssn#123").
+# or "#" between a word and a number ("ssn#123"), or the ">" of "=>".
 _CUT = regex.compile(
     r"""(?<=(?:^|[\s"'{,(\[])[A-Za-z_][\w.\-]*["']?)[=:](?!//)|(?<=[A-Za-z])#(?=\d)|(?<=["'\]}]),(?=["'\[{])"""
+    # The ">" of a Ruby/Perl hash arrow after such a cut: '"zip"=>"94105"'.
+    r"""|(?<=(?:^|[\s"'{,(\[])[A-Za-z_][\w.\-]*["']?=)>"""
 )
 _WORD = regex.compile(r"\S+")
 _IPV4 = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
@@ -85,7 +87,7 @@ SPELLED_WORD = re.compile(
     + r")(?!\w)"
 )
 # Where a number token may stand (see number_stretches): a run of number characters that starts
-# a token and ends one. It starts at a word's start or after a cut character, behind any head
+# a token and ends one. It starts at a word's start or after a cut character (or "=>"), behind any head
 # punctuation peeled off (the look-behinds, after the first character so that the search skips
 # in C to a digit, "+" or "("; more than one head character is let through whatever precedes
 # it). It ends before any tail punctuation and then whitespace, the end or a cut comma. The run
@@ -93,7 +95,7 @@ SPELLED_WORD = re.compile(
 _H = "[(\\[{\"'<«“‘¿¡*]"
 _NUMBER_RUN = re.compile(
     r"[+(\d\U00010000-\U0010ffff]"
-    rf"(?:(?<![\s\S]{{2}})|(?<=[\s=:#,].)|(?<=^{_H}.)|(?<=[\s=:#,]{_H}.)|(?<={_H}{_H}.))"
+    rf"(?:(?<![\s\S]{{2}})|(?<=[\s=:#,].)|(?<=^{_H}.)|(?<=[\s=:#,]{_H}.)|(?<={_H}{_H}.)|(?<==>.)|(?<==>{_H}.))"
     r"[\d().\-/+\U00010000-\U0010ffff]*+"
     r"(?=[.,;:!?)\]}\"'>»”’…\-]*(?:\s|\Z|,))"
 )

@@ -57,6 +57,8 @@ POSITIVE = [
     ("CREDIT_CARD", "the visa which finishes in [[0045]]"),
     # A log's "field=... value=...".
     ("US_SSN", 'stderr F level=warn msg="validation failed" field=ssn4 value=[[9608]]'),
+    # A Ruby/Perl hash: '"key"=>"value"'.
+    ("CREDIT_CARD", 'Parameters: {"card_last4"=>"[[4242]]", "plan"=>"pro"}'),
     # A reply whose speaker label is a cue word of no rule's entity ("client" is an IP cue).
     ("CREDIT_CARD", "Operator: Can you give me the last four digits on the card?\nClient: [[0262]]"),
     ("CREDIT_CARD", "[12:09] Rep: last four of the card on file?\n[12:10] Client: [[0262]]"),
@@ -127,3 +129,12 @@ def test_a_value_named_by_the_cue_after_it_needs_no_parse(detector: GrammarDetec
     detector.stats = dict.fromkeys(detector.stats, 0)
     assert [f.entity for f in detector.detect("94110 is my zip")] == ["ZIP_CODE"]
     assert detector.stats["parsed_sentences"] == 0
+
+
+def test_hash_arrow_values_survive_the_skip_of_known_values() -> None:
+    # The zip is known to the engine before the grammar runs; the card fragment is not, and the
+    # search for where values stand must see it after "=>".
+    from scrubber import Scrubber
+
+    text = '{"card_last4"=>"4242", "zip"=>"94105"}'
+    assert Scrubber().scrub(text).text == '{"card_last4"=>"[CREDIT_CARD]", "zip"=>"[ZIP_CODE]"}'
