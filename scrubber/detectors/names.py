@@ -49,14 +49,18 @@ _LISTS = (
     "lower_relations",
     "relation_followers",
     "log_words",
+    "chat_roles",
+    "label_keys",
+    "job_words",
+    "person_cues",
 )
 # Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
 # (one letter left out or two swapped, in words of five letters or more) count too.
 _SLIPPED = ("greetings", "closings", "intros", "loose_intros", "talk_intros", "fields", "relations")
 SCORE = 0.85
-# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "al-Rashid", "d'Souza";
-# never all capitals.
-_CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "Seo-yeon", "al-Rashid",
+# "d'Souza"; never all capitals.
+_CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{L}\p{Ll}+)?"
 # A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
 _CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
 # A chat time stamp before a speaker: "[10:42]", "[3:07 PM]" (log stamps have seconds).
@@ -142,6 +146,14 @@ class NameLexicon:
     common: frozenset[str]
     log_words: frozenset[str]
     lower_relations: frozenset[str]
+    # Chat roles (and their slips: "Custmer"), keys that stand like labels, words of a job
+    # title under a signature, and a name before ", ssn ..." in running text.
+    roles: frozenset[str]
+    label_keys: frozenset[str]
+    job_words: frozenset[str]
+    person_record: regex.Pattern[str]
+    # Words that are no name in a text's structure (labels, vocatives, signature lines).
+    no_name: frozenset[str]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -169,7 +181,9 @@ def load_names(path: Path) -> NameLexicon:
         # After a title a name may start with its particles ("Dear Mr. van der Berg").
         first = rf"(?:(?:{alt['particles']})[ \t]+){{0,2}}" if lead else ""
         gap = rf"[ \t]+(?:(?:{alt['particles']}|{_INITIALS})[ \t]+){{0,2}}"
-        return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}})"
+        # A last initial after the name: "Ji-woo P." ("Avi P.: hi").
+        last = rf"(?:[ \t]+\p{{Lu}}\.(?![\p{{L}}\d]))?"
+        return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}}{last})"
 
     def titled(word: str, most: int = 4) -> str:
         """A name, or a title and a name (the title not part of it)."""
@@ -315,6 +329,27 @@ def load_names(path: Path) -> NameLexicon:
             common=frozenset(w["common_words"]) | frozenset(w["relations"]),
             log_words=frozenset(w["log_words"]),
             lower_relations=frozenset(w["lower_relations"]),
+            roles=frozenset(with_slips(w["chat_roles"])) | {_TWICE.sub(r"\1", r) for r in w["chat_roles"]},
+            label_keys=frozenset(w["label_keys"]),
+            job_words=frozenset(w["job_words"]),
+            # "requested for Igor Lebedev, ssn ...": the comma and the cue after the name.
+            person_record=regex.compile(rf",[ \t]*(?i:{alt['person_cues']})(?![\w'])"),
+            no_name=frozenset(
+                x
+                for k in (
+                    "not_names",
+                    "org_words",
+                    "common_words",
+                    "log_words",
+                    "chat_roles",
+                    "label_keys",
+                    "greetings",
+                    "closings",
+                    "titles",
+                )
+                for p in (with_slips(w[k]) if k in ("greetings", "closings") else w[k])
+                for x in p.split()
+            ),
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
@@ -548,7 +583,11 @@ class NameDetector:
         if "<" in text or "]" in text:
             for s in _label_lines(text):
                 n = self.lex.label.match(text, s, timeout=self.timeout)
-                if n is not None and not self._log_label(text, n.start("n"), n.end("n")):
+                if (
+                    n is not None
+                    and not self._log_label(text, n.start("n"), n.end("n"))
+                    and not self._role(n.group("n"))
+                ):
                     out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
@@ -562,6 +601,10 @@ class NameDetector:
             out.extend(self._sql(text))
         if "\n" in text and ("name" in low or "who" in low):
             out.extend(self._replies(text))
+        if "\n" in text:
+            out.extend(self._structure(text))
+        if "," in text:
+            out.extend(self._person_records(text))
         return out
 
     def _starts(
@@ -789,6 +832,169 @@ class NameDetector:
                     if n is not None:
                         yield n.start("n"), n.end("n"), "signature"
 
+    def _shaped(self, words: Sequence[str], lower: bool, most: int = 3, least: int = 1) -> bool:
+        """Whether ``words`` are ``least`` to ``most`` name words (initials and particles aside)
+        and none is a word of roles, keys, logs, companies or common English."""
+        named = 0
+        for w in words:
+            if not lower and _INITIAL.fullmatch(w) is not None:
+                continue
+            if w in self.lex.particles:
+                continue
+            low = w.lower()
+            if (
+                low in self.lex.no_name
+                or low in self.lex.roles
+                or (len(low) >= 7 and low.endswith("ly"))
+                or (lower and len(low) >= 5 and low.endswith("ing"))
+            ):
+                return False
+            if (_LOWER_WORD if lower else _CASED_WORD).fullmatch(w) is None:
+                return False
+            named += 1
+        return least <= named <= most
+
+    def _role(self, label: str) -> bool:
+        """Whether a chat label is a role ("Advisor", "Cust", "Custmer", "CSR") or a handle
+        ("support_bot", "guest_8812"), no name."""
+        low = " ".join(label.lower().split())
+        if low in self.lex.roles or "_" in low or any(c.isdigit() for c in low):
+            return True
+        # Letters typed twice count as once ("Customeer", "Aggent").
+        return all(
+            w in self.lex.roles or _TWICE.sub(r"\1", w) in self.lex.roles for w in _SEPARATORS.split(low) if w
+        )
+
+    def _structure(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Names the layout of a message gives away: speakers' labels in a transcript, a mail's
+        vocative first line, the name line of an address block, a signature without a closing."""
+        lines: list[tuple[int, int]] = []  # (start, end) of each line's words: no ">", no blanks
+        pos = 0
+        for raw in text.split("\n"):
+            a = _skip(text, pos, " \t>")
+            b = pos + len(raw.rstrip(" \t\r"))
+            lines.append((a, max(a, b)))
+            pos += len(raw) + 1
+        if ":" in text:
+            yield from self._transcript(text, lines)
+        filled = [i for i, (a, b) in enumerate(lines) if b > a]
+        if len(filled) < 2:
+            return
+        # "Marcus,\n\nPlease find ..." (a mail that opens with the name it speaks to).
+        a, b = lines[filled[0]]
+        if text[b - 1] == ",":
+            words = text[a : b - 1].split()
+            if self._shaped(words, False):
+                yield a, a + len(text[a : b - 1].rstrip()), "vocative"
+
+        def blank(i: int) -> bool:
+            return i < 0 or lines[i][0] == lines[i][1]
+
+        def named(i: int, most: int = 3, least: int = 1) -> tuple[int, int] | None:
+            a, b = lines[i]
+            body = text[a:b].rstrip(".")
+            if body and self._shaped(body.split(), False, most, least):
+                return a, a + len(body)
+            return None
+
+        last = filled[-1]
+        for i in filled[1:]:
+            # A name line above a street line: "Ana Beatriz Souza\n42 Harbour Street".
+            if (
+                not blank(i - 1)
+                and _STREET_LINE.match(text, *lines[i]) is not None
+                and (blank(i - 2) or text[lines[i - 2][1] - 1] == ":")
+            ):
+                n = named(i - 1, 4, 2)
+                if n is not None:
+                    yield n[0], n[1], "address_block"
+        for i in filled[1:]:
+            if not blank(i - 1):
+                continue
+            if i == last:
+                # A lone name line ends the mail: "See you then.\n\nJoão Pereira".
+                n = named(i)
+            elif i + 1 < len(lines) and not blank(i + 1) and len(filled) - filled.index(i) <= 6:
+                # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a
+                # signature delimiter.
+                a, b = lines[i + 1]
+                nxt = text[a:b]
+                if nxt.strip() in _SIG_DASHES or any(
+                    w in self.lex.job_words or w in self.lex.org_words
+                    for w in _SEPARATORS.split(nxt.lower().strip(".,|"))
+                ):
+                    n = named(i)
+                else:
+                    n = None
+            else:
+                n = None
+            if n is not None:
+                yield n[0], n[1], "signature_block"
+
+    def _transcript(self, text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
+        """Speakers' names in a transcript: a line's label that recurs, that carries a role
+        ("João (support):"), or that speaks among lines labelled with roles ("Agent:")."""
+        labels: list[tuple[int, int, str, bool, str]] = []
+        for a, b in lines:
+            if ":" not in text[a : min(b, a + 80)]:
+                continue
+            m = _LABEL_LINE.match(text, a, b)
+            if m is None:
+                continue
+            ws, we = m.span("who")
+            role = m.group("role")
+            # Only a role in brackets says the label is a speaker ("Traceback (most recent ...):").
+            marked = role is not None and self._role(role)
+            if role is not None and not marked:
+                continue
+            key = " ".join(m.group("who").lower().split())
+            labels.append((ws, we, key, marked, text[m.end() : b]))
+        if len(labels) < 2:
+            return
+        counts: dict[str, int] = {}
+        for *_, key, _m, _r in labels:
+            counts[key] = counts.get(key, 0) + 1
+        if len(counts) < 2:
+            return
+        roles = {key for key in counts if self._role(key)}
+        for ws, we, key, marked, rest in labels:
+            if key in roles:
+                continue
+            who = text[ws:we]
+            lower = who.islower()
+            if lower and not (roles and rest.strip() and rest.islower()):
+                continue
+            said = sum(1 for w in _LOG_REST.findall(rest) if w.isalpha())
+            if not (marked or counts[key] >= 2 or (roles and said >= 3)):
+                continue
+            if self._shaped(who.split(), lower, 3) and not self._log_label(text, ws, we):
+                yield ws, we, "transcript"
+
+    def _person_records(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """A name right before ", ssn ...", ", dob ...", ", passport ..." in running text:
+        "Bureau pull requested for Igor Lebedev, ssn 600-83-5783"."""
+        for m in self.lex.person_record.finditer(text, timeout=self.timeout):
+            line = text.rfind("\n", 0, m.start()) + 1
+            words = list(_NAME_WORD.finditer(text, max(line, m.start() - 120), m.start()))
+            taken: list[regex.Match[str]] = []
+            for w in reversed(words):
+                word = w.group()
+                if (
+                    len(taken) >= 4
+                    or (
+                        word not in self.lex.particles
+                        and _INITIAL.fullmatch(word) is None
+                        and _CASED_WORD.fullmatch(word) is None
+                    )
+                    or word.lower() in self.lex.no_name
+                ):
+                    break
+                taken.append(w)
+            while taken and taken[-1].group() in self.lex.particles:
+                taken.pop()
+            if sum(1 for w in taken if _CASED_WORD.fullmatch(w.group())) >= 2:
+                yield taken[-1].start(), taken[0].end(), "record"
+
     def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
@@ -857,6 +1063,21 @@ _SPEAKER = regex.compile(
     r"[ \t]*:(?:[ \t]+|(?=\r?$))"
 )
 _QUOTE = regex.compile(r"[ \t>]*")
+_TWICE = re.compile(r"(.)\1")
+# One name word, capitalised or in lower case; an initial ("P.").
+_CASED_WORD = regex.compile(_CASED)
+_LOWER_WORD = regex.compile(_LOWER)
+_INITIAL = regex.compile(r"\p{Lu}\.")
+# A line's speaker label in a transcript: "[22:05] henrike schäfer:", "Avi P.:", "João (support):".
+_LABEL_LINE = regex.compile(
+    r"[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]*)?"
+    r"(?P<who>\p{L}[\p{L}\p{M}'’._\d-]*(?:[ \t]+\p{L}[\p{L}\p{M}'’._\d-]*){0,3})"
+    r"(?:[ \t]*\((?P<role>[\p{L} \t]{1,24})\))?[ \t]*:(?:[ \t]+|\r?$)"
+)
+# A street line under a name in an address block: "42 Harbour Street", "Flat 3, 27 Abbey Road".
+_STREET_LINE = regex.compile(
+    r"(?:(?i:flat|apt|apartment|unit|suite|ste)\.?[ \t]*[\w-]{1,5},?[ \t]+)?\d{1,6}[A-Za-z]?,?[ \t]+\p{L}"
+)
 
 
 def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
