@@ -77,7 +77,10 @@ _POSSESSIVES = ("my", "our", "his", "her", "their")
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 # Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
 _LOWER_TITLES = ("mr", "mrs", "ms", "miss", "dr", "prof")
-_DOTTED_LOWER_TITLES = ("mr", "mrs")
+_DOTTED_LOWER_TITLES = ("mr", "mrs", "dr")
+# What may stand between a relation and the name: "my husband's name, Yuting Liu".
+_NAME_OF = r"['’]s[ \t]+(?:(?:full|legal)[ \t]+)?name(?:[ \t]+is)?"
+_NAME_OF_RE = regex.compile(_NAME_OF, regex.IGNORECASE)
 # Keys whose value may be one word in lower case ("first_name=maria"); after any other key
 # a single lower-case word is a service account ("reporter: jenkins").
 _PART_KEYS = ("first", "last", "given", "surname", "family", "middle", "maiden")
@@ -182,7 +185,7 @@ def load_names(path: Path) -> NameLexicon:
         first = rf"(?:(?:{alt['particles']})[ \t]+){{0,2}}" if lead else ""
         gap = rf"[ \t]+(?:(?:{alt['particles']}|{_INITIALS})[ \t]+){{0,2}}"
         # A last initial after the name: "Ji-woo P." ("Avi P.: hi").
-        last = rf"(?:[ \t]+\p{{Lu}}\.(?![\p{{L}}\d]))?"
+        last = r"(?:[ \t]+\p{Lu}\.(?![\p{L}\d]))?"
         return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}}{last})"
 
     def titled(word: str, most: int = 4) -> str:
@@ -214,16 +217,22 @@ def load_names(path: Path) -> NameLexicon:
         contexts = {
             "field": field,
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
-            "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
-            rf"{titled(word)}{end}(?:{also}{end})?",
+            # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
+            "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
+            rf"(?:(?P<n>{word},[ \t]*{word})(?=[ \t]*(?:[(.;]|\r?$))|{titled(word)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*{comma}\s+{name(word)}{end}"
+            # "my husband's name, Yuting Liu".
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)\s*{comma}\s+{name(word)}{end}"
             rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
-            "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
+            # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
+            "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
-            + r")[ \t]+"
+            + r")[ \t]+(?:[-–—:][ \t]+)?"
             rf"(?i:{alt['record_cues']})\b",
+            # "name Colin Thorne dob 20/7/1968": a key without a colon, a name and a record's cue.
+            "bare_field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[ \t]+{name(word, 4, 2)}[ \t]+"
+            rf"(?i:{alt['record_cues']}|{alt['person_cues']})\b",
         }
         if lower_line:
             # "my husband donald will call you": a relation, no comma, a name and a verb.
@@ -234,12 +243,22 @@ def load_names(path: Path) -> NameLexicon:
             brk = rf"(?=[ \t]*(?:[?.!,;:]|\r?$)|[ \t]+(?:for|{alt['talk_followers']})\b)"
             contexts["talk"] = rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}" + brk
             # "hello mr. okafor", "thanks ms lee": two words only before a break.
-            titled_lower = rf"(?:{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
+            # "dr. karagiannis's office": one word before a possessive.
+            titled_lower = rf"(?:{name(word, 1)}(?=['’]s\b)|{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
             low_titles = "|".join(_LOWER_TITLES)
             contexts["greeting"] = (
                 rf"(?:{alt['greetings']})[ \t]*,?[ \t]+(?:{low_titles})\.?[ \t]+{titled_lower}"
             )
-            contexts["title"] = rf"(?<![\w.])(?:{'|'.join(_DOTTED_LOWER_TITLES)})\.[ \t]+{titled_lower}"
+            # "dr." not after a house number and a street ("12 oak dr. apt 3").
+            contexts["title"] = (
+                rf"(?<![\w.])(?<!\d[ \t]+(?:\p{{L}}+[ \t]+){{1,3}})(?:{'|'.join(_DOTTED_LOWER_TITLES)})\."
+                rf"[ \t]+{titled_lower}"
+            )
+            # "sir i am dwayne brennan, my birth date is ...", "this is joão from the accounts team".
+            contexts["loose_intro"] = (
+                rf"(?<![\w'’])(?:{alt['loose_intros']})[ \t]+{name(word, 3)}"
+                rf"(?=[ \t]*(?:[,.!;]|\r?$)|[ \t]+(?:from|here|speaking|calling)\b)"
+            )
         else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
@@ -285,6 +304,7 @@ def load_names(path: Path) -> NameLexicon:
         "intro": ("intros",),
         "loose_intro": ("loose_intros",),
         "talk": ("talk_intros",),
+        "bare_field": ("fields",),
         "field": ("fields",),
         "list_field": ("list_fields",),
         "relation": ("relations",),
@@ -455,6 +475,9 @@ class NameDetector:
             return []
         spans: dict[tuple[int, int], str] = {}
         for start, end, how in candidates:
+            # A possessive is not part of the name: "dr. karagiannis's office".
+            if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
+                end -= 2
             cut = self._trim(text, start, end)
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in _OPEN_ENDED and cut > start):
@@ -690,6 +713,10 @@ class NameDetector:
             start = _possessive(text, p)
             if start < 0:
                 return
+            if end >= 0:
+                named = _NAME_OF_RE.match(text, end)
+                if named is not None:
+                    end = named.end()
             # After "the", and on a line without capitals, the name follows a comma, or a verb
             # after it ("my husband donald will call").
             if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
@@ -1051,6 +1078,7 @@ _ORDER = (
     "speaker",
     "talk",
     "kin",
+    "bare_field",
 )
 # Contexts of a key and its value: a lower-case name there may be any word ("name: will
 # smith"); in the others it must be none of the common words.
@@ -1108,6 +1136,8 @@ def _is_lower(line: str) -> bool:
     return m is not None and line[m.end() :].islower()
 
 
+# A list item's number: "1.", "2)".
+_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 _TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
 
 
@@ -1229,8 +1259,10 @@ def _name_index(how: str, text: str, end: int) -> int:
     """Where the name may start after a context's phrase ending at ``end``; -1 if nowhere."""
     if how == "greeting":  # "Hi Jane", "Hello, Jane"
         i = _skip(text, end, " \t,")
-    elif how in ("intro", "loose_intro"):  # "my name is Jane", "this is\nJane"
-        i = _skip_space(text, end)
+    elif how in ("intro", "loose_intro"):  # "my name is Jane", "this is\nJane", 'signed by "Jane"'
+        i = _skip_space(text, end, '"“')
+    elif how == "bare_field":  # "name Colin Thorne dob ..."
+        i = _skip(text, end, " \t")
     elif how == "relation":  # "my mother, Jane"
         i = _skip_space(text, end, ",")
     elif how == "title":  # "Mr. van der Berg"
@@ -1351,6 +1383,13 @@ def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tu
             i -= 1
             if i == line:
                 continue
+        elif text[i - 1] in "-–—:" and i - 1 > line and text[i - 2] in " \t":
+            # "1. Henrike Vogt - passport ...": a dash between the name and the cue.
+            i -= 1
+            while i > line and text[i - 1] in " \t":
+                i -= 1
+            if i == line:
+                continue
         if not _ends_name(text[i - 1]):
             continue
         if comma and (not lower or lower[-1] != line):
@@ -1373,7 +1412,7 @@ def _capitalised(head: str, comma: bool, particles: frozenset[str]) -> bool:
     if len(head) > 80:
         return True
     words = head.lstrip("> \t").split()
-    if words and words[0].endswith(":"):
+    if words and (words[0].endswith(":") or words[0] in ("-", "*", "•") or _LIST_NUMBER.fullmatch(words[0])):
         words = words[1:]
     named = 0
     for word in words:
