@@ -223,7 +223,8 @@ def load_names(path: Path) -> NameLexicon:
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
             # "my husband's name, Yuting Liu".
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)\s*{comma}\s+{name(word)}{end}"
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)"
+            rf"\s*{comma}\s+{name(word)}{end}"
             rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
             # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
             "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
@@ -580,8 +581,9 @@ class NameDetector:
         # Worked out only once a pattern is about to run (most messages run none).
         mistyped: frozenset[str] | None = None
         closings: list[int] = []  # starts of the lines that may be closing lines
+        commas: list[int] = []  # commas before a record's cue in running text
         if hits:
-            for lower, starts in enumerate(self._starts(text, hits, closings)):
+            for lower, starts in enumerate(self._starts(text, hits, closings, commas)):
                 # The lower-case patterns run only where a whole line is typed without capitals.
                 if not starts or (lower and not _has_lower_line(text)):
                     continue
@@ -626,12 +628,12 @@ class NameDetector:
             out.extend(self._replies(text))
         if "\n" in text:
             out.extend(self._structure(text))
-        if "," in text:
-            out.extend(self._person_records(text))
+        if commas:
+            out.extend(self._person_records(text, commas))
         return out
 
     def _starts(
-        self, text: str, hits: CueHits, closings: list[int]
+        self, text: str, hits: CueHits, closings: list[int], commas: list[int] | None = None
     ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """Where each context's pattern may match, capitalised and on lower-case lines (sorted).
 
@@ -670,7 +672,7 @@ class NameDetector:
                             h, text, s + off, s + end if end >= 0 else -1, cased, lower, records, closings
                         )
         if records:
-            cased["record"], lower["record"] = _record_lines(text, records, self.lex.particles)
+            cased["record"], lower["record"] = _record_lines(text, records, self.lex.particles, commas)
         for starts in (cased, lower):
             for how, at in starts.items():
                 if len(at) > 1:
@@ -898,9 +900,9 @@ class NameDetector:
         lines: list[tuple[int, int]] = []  # (start, end) of each line's words: no ">", no blanks
         pos = 0
         for raw in text.split("\n"):
-            a = _skip(text, pos, " \t>")
-            b = pos + len(raw.rstrip(" \t\r"))
-            lines.append((a, max(a, b)))
+            body = raw.lstrip(" \t>")
+            a = pos + len(raw) - len(body)
+            lines.append((a, a + len(body.rstrip(" \t\r"))))
             pos += len(raw) + 1
         if ":" in text:
             yield from self._transcript(text, lines)
@@ -925,23 +927,31 @@ class NameDetector:
             return None
 
         last = filled[-1]
-        for i in filled[1:]:
+        for i in filled[1:] if _has_digit(text) else ():
             # A name line above a street line: "Ana Beatriz Souza\n42 Harbour Street".
+            head = text[lines[i][0]]
             if (
-                not blank(i - 1)
+                (head.isdigit() or head in "FfAaUuSs")
+                and not blank(i - 1)
                 and _STREET_LINE.match(text, *lines[i]) is not None
                 and (blank(i - 2) or text[lines[i - 2][1] - 1] == ":")
             ):
                 n = named(i - 1, 4, 2)
                 if n is not None:
                     yield n[0], n[1], "address_block"
-        for i in filled[1:]:
-            if not blank(i - 1):
+        # A signature block is among the last six lines.
+        for i in filled[-6:]:
+            if i == filled[0] or not blank(i - 1):
                 continue
             if i == last:
-                # A lone name line ends the mail: "See you then.\n\nJoão Pereira".
+                # A lone name line ends the mail: "See you then.\n\nJoão Pereira". One word
+                # only after a short line ("Talk soon!\n\nAlex"), not a cut-off word ("Th").
                 n = named(i)
-            elif i + 1 < len(lines) and not blank(i + 1) and len(filled) - filled.index(i) <= 6:
+                if n is not None and " " not in text[n[0] : n[1]]:
+                    before = [k for k in filled if k < i][-1]
+                    if n[1] - n[0] < 3 or len(text[slice(*lines[before])].split()) > 5:
+                        n = None
+            elif i + 1 < len(lines) and not blank(i + 1):
                 # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a
                 # signature delimiter.
                 a, b = lines[i + 1]
@@ -992,35 +1002,48 @@ class NameDetector:
             if lower and not (roles and rest.strip() and rest.islower()):
                 continue
             said = sum(1 for w in _LOG_REST.findall(rest) if w.isalpha())
-            if not (marked or counts[key] >= 2 or (roles and said >= 3)):
+            # Once a label recurs it is a conversation: the other speakers' labels count too.
+            recurs = any(n >= 2 for k, n in counts.items() if k != key)
+            if not (marked or counts[key] >= 2 or (roles and said >= 3) or (recurs and said >= 1)):
                 continue
             if self._shaped(who.split(), lower, 3) and not self._log_label(text, ws, we):
                 yield ws, we, "transcript"
 
-    def _person_records(self, text: str) -> Iterator[tuple[int, int, str]]:
+    def _person_records(self, text: str, commas: list[int] | None = None) -> Iterator[tuple[int, int, str]]:
         """A name right before ", ssn ...", ", dob ...", ", passport ..." in running text:
-        "Bureau pull requested for Igor Lebedev, ssn 600-83-5783"."""
-        for m in self.lex.person_record.finditer(text, timeout=self.timeout):
-            line = text.rfind("\n", 0, m.start()) + 1
-            words = list(_NAME_WORD.finditer(text, max(line, m.start() - 120), m.start()))
-            taken: list[regex.Match[str]] = []
-            for w in reversed(words):
-                word = w.group()
+        "Bureau pull requested for Igor Lebedev, ssn 600-83-5783". ``commas``: where to look
+        (the commas before a record's cue); None: the whole text."""
+        if commas is None:
+            found = list(self.lex.person_record.finditer(text, timeout=self.timeout))
+        else:
+            found = [m for c in commas if (m := self.lex.person_record.match(text, c)) is not None]
+        particles = self.lex.particles
+        for m in found:
+            c = m.start()
+            lo = max(text.rfind("\n", 0, c) + 1, c - 120)
+            head = text[lo:c].rstrip()
+            taken: list[str] = []  # the name's words, from the right
+            named = 0
+            for word in reversed(head.split()):
+                if word in particles:
+                    taken.append(word)
+                    continue
                 if (
                     len(taken) >= 4
-                    or (
-                        word not in self.lex.particles
-                        and _INITIAL.fullmatch(word) is None
-                        and _CASED_WORD.fullmatch(word) is None
-                    )
+                    or not word[0].isupper()
                     or word.lower() in self.lex.no_name
+                    or (_CASED_WORD.fullmatch(word) is None and _INITIAL.fullmatch(word) is None)
                 ):
                     break
-                taken.append(w)
-            while taken and taken[-1].group() in self.lex.particles:
+                taken.append(word)
+                named += word[-1] != "."
+            while taken and taken[-1] in particles:
                 taken.pop()
-            if sum(1 for w in taken if _CASED_WORD.fullmatch(w.group())) >= 2:
-                yield taken[-1].start(), taken[0].end(), "record"
+            if named >= 2:
+                pos = len(head)
+                for word in taken:
+                    pos = head.rfind(word, 0, pos)
+                yield lo + pos, lo + len(head), "record"
 
     def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
@@ -1115,6 +1138,10 @@ def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
         return m.group("who"), m.end()
     q = _QUOTE.match(text, s, e)
     return None, q.end() if q is not None else s
+
+
+def _has_digit(text: str) -> bool:
+    return any(d in text for d in "0123456789")
 
 
 def _has_lower_line(text: str) -> bool:
@@ -1357,11 +1384,14 @@ def _dash_line(text: str, pos: int) -> int:
     return s if i == len(text) or text[i] == "\n" else -1
 
 
-def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tuple[list[int], list[int]]:
+def _record_lines(
+    text: str, points: list[int], particles: frozenset[str], commas: list[int] | None = None
+) -> tuple[list[int], list[int]]:
     """The lines where a record ("Lee Huang, SSN ...") may stand, given its cues (in order).
 
     The starts of those lines, for a capitalised name and for one in lower case (which needs
-    its comma: "lee huang, ssn ...").
+    its comma: "lee huang, ssn ..."). The commas right before a cue go to ``commas``: a name
+    may end there in running text ("requested for Igor Lebedev, ssn ...").
     """
     cased: list[int] = []
     lower: list[int] = []
@@ -1381,6 +1411,8 @@ def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tu
         comma = text[i - 1] == ","
         if comma:
             i -= 1
+            if commas is not None:
+                commas.append(i)
             if i == line:
                 continue
         elif text[i - 1] in "-–—:" and i - 1 > line and text[i - 2] in " \t":
