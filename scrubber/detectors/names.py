@@ -49,14 +49,18 @@ _LISTS = (
     "lower_relations",
     "relation_followers",
     "log_words",
+    "chat_roles",
+    "label_keys",
+    "job_words",
+    "person_cues",
 )
 # Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
 # (one letter left out or two swapped, in words of five letters or more) count too.
 _SLIPPED = ("greetings", "closings", "intros", "loose_intros", "talk_intros", "fields", "relations")
 SCORE = 0.85
-# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "al-Rashid", "d'Souza";
-# never all capitals.
-_CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)?"
+# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "Seo-yeon", "al-Rashid",
+# "d'Souza"; never all capitals.
+_CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{L}\p{Ll}+)?"
 # A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
 _CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
 # A chat time stamp before a speaker: "[10:42]", "[3:07 PM]" (log stamps have seconds).
@@ -73,7 +77,10 @@ _POSSESSIVES = ("my", "our", "his", "her", "their")
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 # Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
 _LOWER_TITLES = ("mr", "mrs", "ms", "miss", "dr", "prof")
-_DOTTED_LOWER_TITLES = ("mr", "mrs")
+_DOTTED_LOWER_TITLES = ("mr", "mrs", "dr")
+# What may stand between a relation and the name: "my husband's name, Yuting Liu".
+_NAME_OF = r"['’]s[ \t]+(?:(?:full|legal)[ \t]+)?name(?:[ \t]+is)?"
+_NAME_OF_RE = regex.compile(_NAME_OF, regex.IGNORECASE)
 # Keys whose value may be one word in lower case ("first_name=maria"); after any other key
 # a single lower-case word is a service account ("reporter: jenkins").
 _PART_KEYS = ("first", "last", "given", "surname", "family", "middle", "maiden")
@@ -142,6 +149,14 @@ class NameLexicon:
     common: frozenset[str]
     log_words: frozenset[str]
     lower_relations: frozenset[str]
+    # Chat roles (and their slips: "Custmer"), keys that stand like labels, words of a job
+    # title under a signature, and a name before ", ssn ..." in running text.
+    roles: frozenset[str]
+    label_keys: frozenset[str]
+    job_words: frozenset[str]
+    person_record: regex.Pattern[str]
+    # Words that are no name in a text's structure (labels, vocatives, signature lines).
+    no_name: frozenset[str]
 
 
 def load_names(path: Path) -> NameLexicon:
@@ -169,7 +184,9 @@ def load_names(path: Path) -> NameLexicon:
         # After a title a name may start with its particles ("Dear Mr. van der Berg").
         first = rf"(?:(?:{alt['particles']})[ \t]+){{0,2}}" if lead else ""
         gap = rf"[ \t]+(?:(?:{alt['particles']}|{_INITIALS})[ \t]+){{0,2}}"
-        return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}})"
+        # A last initial after the name: "Ji-woo P." ("Avi P.: hi").
+        last = r"(?:[ \t]+\p{Lu}\.(?![\p{L}\d]))?"
+        return rf"(?P<n>{first}(?:{_INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}}{last})"
 
     def titled(word: str, most: int = 4) -> str:
         """A name, or a title and a name (the title not part of it)."""
@@ -200,16 +217,23 @@ def load_names(path: Path) -> NameLexicon:
         contexts = {
             "field": field,
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
-            "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+"
-            rf"{titled(word)}{end}(?:{also}{end})?",
+            # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
+            "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
+            rf"(?:(?P<n>{word},[ \t]*{word})(?=[ \t]*(?:[(.;]|\r?$))|{titled(word)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']}))\s*{comma}\s+{name(word)}{end}"
+            # "my husband's name, Yuting Liu".
+            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)"
+            rf"\s*{comma}\s+{name(word)}{end}"
             rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
-            "record": rf"^[> \t]*(?:\w+:[ \t]+)?(?:{name(word)},"
+            # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
+            "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
-            + r")[ \t]+"
+            + r")[ \t]+(?:[-–—:][ \t]+)?"
             rf"(?i:{alt['record_cues']})\b",
+            # "name Colin Thorne dob 20/7/1968": a key without a colon, a name and a record's cue.
+            "bare_field": rf"(?i:(?<![\w.])(?:{alt['fields']}))[ \t]+{name(word, 4, 2)}[ \t]+"
+            rf"(?i:{alt['record_cues']}|{alt['person_cues']})\b",
         }
         if lower_line:
             # "my husband donald will call you": a relation, no comma, a name and a verb.
@@ -220,12 +244,22 @@ def load_names(path: Path) -> NameLexicon:
             brk = rf"(?=[ \t]*(?:[?.!,;:]|\r?$)|[ \t]+(?:for|{alt['talk_followers']})\b)"
             contexts["talk"] = rf"(?<![\w'])(?:{alt['talk_intros']})[ \t]+{name(word, 2)}" + brk
             # "hello mr. okafor", "thanks ms lee": two words only before a break.
-            titled_lower = rf"(?:{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
+            # "dr. karagiannis's office": one word before a possessive.
+            titled_lower = rf"(?:{name(word, 1)}(?=['’]s\b)|{name(word, 2, 2)}{brk}|{name(word, 1)}{end})"
             low_titles = "|".join(_LOWER_TITLES)
             contexts["greeting"] = (
                 rf"(?:{alt['greetings']})[ \t]*,?[ \t]+(?:{low_titles})\.?[ \t]+{titled_lower}"
             )
-            contexts["title"] = rf"(?<![\w.])(?:{'|'.join(_DOTTED_LOWER_TITLES)})\.[ \t]+{titled_lower}"
+            # "dr." not after a house number and a street ("12 oak dr. apt 3").
+            contexts["title"] = (
+                rf"(?<![\w.])(?<!\d[ \t]+(?:\p{{L}}+[ \t]+){{1,3}})(?:{'|'.join(_DOTTED_LOWER_TITLES)})\."
+                rf"[ \t]+{titled_lower}"
+            )
+            # "sir i am dwayne brennan, my birth date is ...", "this is joão from the accounts team".
+            contexts["loose_intro"] = (
+                rf"(?<![\w'’])(?:{alt['loose_intros']})[ \t]+{name(word, 3)}"
+                rf"(?=[ \t]*(?:[,.!;]|\r?$)|[ \t]+(?:from|here|speaking|calling)\b)"
+            )
         else:
             contexts |= {
                 "greeting": rf"(?i:(?<![\w'])(?:{alt['greetings']}))[ \t]*,?[ \t]+"
@@ -271,6 +305,7 @@ def load_names(path: Path) -> NameLexicon:
         "intro": ("intros",),
         "loose_intro": ("loose_intros",),
         "talk": ("talk_intros",),
+        "bare_field": ("fields",),
         "field": ("fields",),
         "list_field": ("list_fields",),
         "relation": ("relations",),
@@ -315,6 +350,27 @@ def load_names(path: Path) -> NameLexicon:
             common=frozenset(w["common_words"]) | frozenset(w["relations"]),
             log_words=frozenset(w["log_words"]),
             lower_relations=frozenset(w["lower_relations"]),
+            roles=frozenset(with_slips(w["chat_roles"])) | {_TWICE.sub(r"\1", r) for r in w["chat_roles"]},
+            label_keys=frozenset(w["label_keys"]),
+            job_words=frozenset(w["job_words"]),
+            # "requested for Igor Lebedev, ssn ...": the comma and the cue after the name.
+            person_record=regex.compile(rf",[ \t]*(?i:{alt['person_cues']})(?![\w'])"),
+            no_name=frozenset(
+                x
+                for k in (
+                    "not_names",
+                    "org_words",
+                    "common_words",
+                    "log_words",
+                    "chat_roles",
+                    "label_keys",
+                    "greetings",
+                    "closings",
+                    "titles",
+                )
+                for p in (with_slips(w[k]) if k in ("greetings", "closings") else w[k])
+                for x in p.split()
+            ),
         )
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
@@ -420,6 +476,9 @@ class NameDetector:
             return []
         spans: dict[tuple[int, int], str] = {}
         for start, end, how in candidates:
+            # A possessive is not part of the name: "dr. karagiannis's office".
+            if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
+                end -= 2
             cut = self._trim(text, start, end)
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in _OPEN_ENDED and cut > start):
@@ -522,8 +581,9 @@ class NameDetector:
         # Worked out only once a pattern is about to run (most messages run none).
         mistyped: frozenset[str] | None = None
         closings: list[int] = []  # starts of the lines that may be closing lines
+        commas: list[int] = []  # commas before a record's cue in running text
         if hits:
-            for lower, starts in enumerate(self._starts(text, hits, closings)):
+            for lower, starts in enumerate(self._starts(text, hits, closings, commas)):
                 # The lower-case patterns run only where a whole line is typed without capitals.
                 if not starts or (lower and not _has_lower_line(text)):
                     continue
@@ -548,7 +608,11 @@ class NameDetector:
         if "<" in text or "]" in text:
             for s in _label_lines(text):
                 n = self.lex.label.match(text, s, timeout=self.timeout)
-                if n is not None and not self._log_label(text, n.start("n"), n.end("n")):
+                if (
+                    n is not None
+                    and not self._log_label(text, n.start("n"), n.end("n"))
+                    and not self._role(n.group("n"))
+                ):
                     out.append((n.start("n"), n.end("n"), "label"))
         if "@" in text and "<" in text and _DISPLAY_HINT.search(text) is not None:
             for m in self.lex.exact.cased["display"].finditer(text, timeout=self.timeout):
@@ -562,10 +626,14 @@ class NameDetector:
             out.extend(self._sql(text))
         if "\n" in text and ("name" in low or "who" in low):
             out.extend(self._replies(text))
+        if "\n" in text:
+            out.extend(self._structure(text))
+        if commas:
+            out.extend(self._person_records(text, commas))
         return out
 
     def _starts(
-        self, text: str, hits: CueHits, closings: list[int]
+        self, text: str, hits: CueHits, closings: list[int], commas: list[int] | None = None
     ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
         """Where each context's pattern may match, capitalised and on lower-case lines (sorted).
 
@@ -604,7 +672,7 @@ class NameDetector:
                             h, text, s + off, s + end if end >= 0 else -1, cased, lower, records, closings
                         )
         if records:
-            cased["record"], lower["record"] = _record_lines(text, records, self.lex.particles)
+            cased["record"], lower["record"] = _record_lines(text, records, self.lex.particles, commas)
         for starts in (cased, lower):
             for how, at in starts.items():
                 if len(at) > 1:
@@ -647,6 +715,10 @@ class NameDetector:
             start = _possessive(text, p)
             if start < 0:
                 return
+            if end >= 0:
+                named = _NAME_OF_RE.match(text, end)
+                if named is not None:
+                    end = named.end()
             # After "the", and on a line without capitals, the name follows a comma, or a verb
             # after it ("my husband donald will call").
             if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
@@ -789,6 +861,190 @@ class NameDetector:
                     if n is not None:
                         yield n.start("n"), n.end("n"), "signature"
 
+    def _shaped(self, words: Sequence[str], lower: bool, most: int = 3, least: int = 1) -> bool:
+        """Whether ``words`` are ``least`` to ``most`` name words (initials and particles aside)
+        and none is a word of roles, keys, logs, companies or common English."""
+        named = 0
+        for w in words:
+            if not lower and _INITIAL.fullmatch(w) is not None:
+                continue
+            if w in self.lex.particles:
+                continue
+            low = w.lower()
+            if (
+                low in self.lex.no_name
+                or low in self.lex.roles
+                or (len(low) >= 7 and low.endswith("ly"))
+                or (lower and len(low) >= 5 and low.endswith("ing"))
+            ):
+                return False
+            if (_LOWER_WORD if lower else _CASED_WORD).fullmatch(w) is None:
+                return False
+            named += 1
+        return least <= named <= most
+
+    def _role(self, label: str) -> bool:
+        """Whether a chat label is a role ("Advisor", "Cust", "Custmer", "CSR") or a handle
+        ("support_bot", "guest_8812"), no name."""
+        low = " ".join(label.lower().split())
+        if low in self.lex.roles or "_" in low or any(c.isdigit() for c in low):
+            return True
+        # Letters typed twice count as once ("Customeer", "Aggent").
+        return all(
+            w in self.lex.roles or _TWICE.sub(r"\1", w) in self.lex.roles for w in _SEPARATORS.split(low) if w
+        )
+
+    def _structure(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Names the layout of a message gives away: speakers' labels in a transcript, a mail's
+        vocative first line, the name line of an address block, a signature without a closing."""
+        lines: list[tuple[int, int]] = []  # (start, end) of each line's words: no ">", no blanks
+        pos = 0
+        for raw in text.split("\n"):
+            body = raw.lstrip(" \t>")
+            a = pos + len(raw) - len(body)
+            lines.append((a, a + len(body.rstrip(" \t\r"))))
+            pos += len(raw) + 1
+        if ":" in text:
+            yield from self._transcript(text, lines)
+        filled = [i for i, (a, b) in enumerate(lines) if b > a]
+        if len(filled) < 2:
+            return
+        # "Marcus,\n\nPlease find ..." (a mail that opens with the name it speaks to).
+        a, b = lines[filled[0]]
+        if text[b - 1] == ",":
+            words = text[a : b - 1].split()
+            if self._shaped(words, False):
+                yield a, a + len(text[a : b - 1].rstrip()), "vocative"
+
+        def blank(i: int) -> bool:
+            return i < 0 or lines[i][0] == lines[i][1]
+
+        def named(i: int, most: int = 3, least: int = 1) -> tuple[int, int] | None:
+            a, b = lines[i]
+            body = text[a:b].rstrip(".")
+            if body and self._shaped(body.split(), False, most, least):
+                return a, a + len(body)
+            return None
+
+        last = filled[-1]
+        for i in filled[1:] if _has_digit(text) else ():
+            # A name line above a street line: "Ana Beatriz Souza\n42 Harbour Street".
+            head = text[lines[i][0]]
+            if (
+                (head.isdigit() or head in "FfAaUuSs")
+                and not blank(i - 1)
+                and _STREET_LINE.match(text, *lines[i]) is not None
+                and (blank(i - 2) or text[lines[i - 2][1] - 1] == ":")
+            ):
+                n = named(i - 1, 4, 2)
+                if n is not None:
+                    yield n[0], n[1], "address_block"
+        # A signature block is among the last six lines.
+        for i in filled[-6:]:
+            if i == filled[0] or not blank(i - 1):
+                continue
+            if i == last:
+                # A lone name line ends the mail: "See you then.\n\nJoão Pereira". One word
+                # only after a short line ("Talk soon!\n\nAlex"), not a cut-off word ("Th").
+                n = named(i)
+                if n is not None and " " not in text[n[0] : n[1]]:
+                    before = [k for k in filled if k < i][-1]
+                    if n[1] - n[0] < 3 or len(text[slice(*lines[before])].split()) > 5:
+                        n = None
+            elif i + 1 < len(lines) and not blank(i + 1):
+                # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a
+                # signature delimiter.
+                a, b = lines[i + 1]
+                nxt = text[a:b]
+                if nxt.strip() in _SIG_DASHES or any(
+                    w in self.lex.job_words or w in self.lex.org_words
+                    for w in _SEPARATORS.split(nxt.lower().strip(".,|"))
+                ):
+                    n = named(i)
+                else:
+                    n = None
+            else:
+                n = None
+            if n is not None:
+                yield n[0], n[1], "signature_block"
+
+    def _transcript(self, text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
+        """Speakers' names in a transcript: a line's label that recurs, that carries a role
+        ("João (support):"), or that speaks among lines labelled with roles ("Agent:")."""
+        labels: list[tuple[int, int, str, bool, str]] = []
+        for a, b in lines:
+            if ":" not in text[a : min(b, a + 80)]:
+                continue
+            m = _LABEL_LINE.match(text, a, b)
+            if m is None:
+                continue
+            ws, we = m.span("who")
+            role = m.group("role")
+            # Only a role in brackets says the label is a speaker ("Traceback (most recent ...):").
+            marked = role is not None and self._role(role)
+            if role is not None and not marked:
+                continue
+            key = " ".join(m.group("who").lower().split())
+            labels.append((ws, we, key, marked, text[m.end() : b]))
+        if len(labels) < 2:
+            return
+        counts: dict[str, int] = {}
+        for *_, key, _m, _r in labels:
+            counts[key] = counts.get(key, 0) + 1
+        if len(counts) < 2:
+            return
+        roles = {key for key in counts if self._role(key)}
+        for ws, we, key, marked, rest in labels:
+            if key in roles:
+                continue
+            who = text[ws:we]
+            lower = who.islower()
+            if lower and not (roles and rest.strip() and rest.islower()):
+                continue
+            said = sum(1 for w in _LOG_REST.findall(rest) if w.isalpha())
+            # Once a label recurs it is a conversation: the other speakers' labels count too.
+            recurs = any(n >= 2 for k, n in counts.items() if k != key)
+            if not (marked or counts[key] >= 2 or (roles and said >= 3) or (recurs and said >= 1)):
+                continue
+            if self._shaped(who.split(), lower, 3) and not self._log_label(text, ws, we):
+                yield ws, we, "transcript"
+
+    def _person_records(self, text: str, commas: list[int] | None = None) -> Iterator[tuple[int, int, str]]:
+        """A name right before ", ssn ...", ", dob ...", ", passport ..." in running text:
+        "Bureau pull requested for Igor Lebedev, ssn 600-83-5783". ``commas``: where to look
+        (the commas before a record's cue); None: the whole text."""
+        if commas is None:
+            found = list(self.lex.person_record.finditer(text, timeout=self.timeout))
+        else:
+            found = [m for c in commas if (m := self.lex.person_record.match(text, c)) is not None]
+        particles = self.lex.particles
+        for m in found:
+            c = m.start()
+            lo = max(text.rfind("\n", 0, c) + 1, c - 120)
+            head = text[lo:c].rstrip()
+            taken: list[str] = []  # the name's words, from the right
+            named = 0
+            for word in reversed(head.split()):
+                if word in particles:
+                    taken.append(word)
+                    continue
+                if (
+                    len(taken) >= 4
+                    or not word[0].isupper()
+                    or word.lower() in self.lex.no_name
+                    or (_CASED_WORD.fullmatch(word) is None and _INITIAL.fullmatch(word) is None)
+                ):
+                    break
+                taken.append(word)
+                named += word[-1] != "."
+            while taken and taken[-1] in particles:
+                taken.pop()
+            if named >= 2:
+                pos = len(head)
+                for word in taken:
+                    pos = head.rfind(word, 0, pos)
+                yield lo + pos, lo + len(head), "record"
+
     def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
@@ -845,6 +1101,7 @@ _ORDER = (
     "speaker",
     "talk",
     "kin",
+    "bare_field",
 )
 # Contexts of a key and its value: a lower-case name there may be any word ("name: will
 # smith"); in the others it must be none of the common words.
@@ -857,6 +1114,21 @@ _SPEAKER = regex.compile(
     r"[ \t]*:(?:[ \t]+|(?=\r?$))"
 )
 _QUOTE = regex.compile(r"[ \t>]*")
+_TWICE = re.compile(r"(.)\1")
+# One name word, capitalised or in lower case; an initial ("P.").
+_CASED_WORD = regex.compile(_CASED)
+_LOWER_WORD = regex.compile(_LOWER)
+_INITIAL = regex.compile(r"\p{Lu}\.")
+# A line's speaker label in a transcript: "[22:05] henrike schäfer:", "Avi P.:", "João (support):".
+_LABEL_LINE = regex.compile(
+    r"[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]*)?"
+    r"(?P<who>\p{L}[\p{L}\p{M}'’._\d-]*(?:[ \t]+\p{L}[\p{L}\p{M}'’._\d-]*){0,3})"
+    r"(?:[ \t]*\((?P<role>[\p{L} \t]{1,24})\))?[ \t]*:(?:[ \t]+|\r?$)"
+)
+# A street line under a name in an address block: "42 Harbour Street", "Flat 3, 27 Abbey Road".
+_STREET_LINE = regex.compile(
+    r"(?:(?i:flat|apt|apartment|unit|suite|ste)\.?[ \t]*[\w-]{1,5},?[ \t]+)?\d{1,6}[A-Za-z]?,?[ \t]+\p{L}"
+)
 
 
 def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
@@ -866,6 +1138,10 @@ def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
         return m.group("who"), m.end()
     q = _QUOTE.match(text, s, e)
     return None, q.end() if q is not None else s
+
+
+def _has_digit(text: str) -> bool:
+    return any(d in text for d in "0123456789")
 
 
 def _has_lower_line(text: str) -> bool:
@@ -887,6 +1163,8 @@ def _is_lower(line: str) -> bool:
     return m is not None and line[m.end() :].islower()
 
 
+# A list item's number: "1.", "2)".
+_LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 _TITLE_HEADS = frozenset(t[:2] for t in _LOWER_TITLES)
 
 
@@ -1008,8 +1286,10 @@ def _name_index(how: str, text: str, end: int) -> int:
     """Where the name may start after a context's phrase ending at ``end``; -1 if nowhere."""
     if how == "greeting":  # "Hi Jane", "Hello, Jane"
         i = _skip(text, end, " \t,")
-    elif how in ("intro", "loose_intro"):  # "my name is Jane", "this is\nJane"
-        i = _skip_space(text, end)
+    elif how in ("intro", "loose_intro"):  # "my name is Jane", "this is\nJane", 'signed by "Jane"'
+        i = _skip_space(text, end, '"“')
+    elif how == "bare_field":  # "name Colin Thorne dob ..."
+        i = _skip(text, end, " \t")
     elif how == "relation":  # "my mother, Jane"
         i = _skip_space(text, end, ",")
     elif how == "title":  # "Mr. van der Berg"
@@ -1104,11 +1384,14 @@ def _dash_line(text: str, pos: int) -> int:
     return s if i == len(text) or text[i] == "\n" else -1
 
 
-def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tuple[list[int], list[int]]:
+def _record_lines(
+    text: str, points: list[int], particles: frozenset[str], commas: list[int] | None = None
+) -> tuple[list[int], list[int]]:
     """The lines where a record ("Lee Huang, SSN ...") may stand, given its cues (in order).
 
     The starts of those lines, for a capitalised name and for one in lower case (which needs
-    its comma: "lee huang, ssn ...").
+    its comma: "lee huang, ssn ..."). The commas right before a cue go to ``commas``: a name
+    may end there in running text ("requested for Igor Lebedev, ssn ...").
     """
     cased: list[int] = []
     lower: list[int] = []
@@ -1128,6 +1411,15 @@ def _record_lines(text: str, points: list[int], particles: frozenset[str]) -> tu
         comma = text[i - 1] == ","
         if comma:
             i -= 1
+            if commas is not None:
+                commas.append(i)
+            if i == line:
+                continue
+        elif text[i - 1] in "-–—:" and i - 1 > line and text[i - 2] in " \t":
+            # "1. Henrike Vogt - passport ...": a dash between the name and the cue.
+            i -= 1
+            while i > line and text[i - 1] in " \t":
+                i -= 1
             if i == line:
                 continue
         if not _ends_name(text[i - 1]):
@@ -1152,7 +1444,7 @@ def _capitalised(head: str, comma: bool, particles: frozenset[str]) -> bool:
     if len(head) > 80:
         return True
     words = head.lstrip("> \t").split()
-    if words and words[0].endswith(":"):
+    if words and (words[0].endswith(":") or words[0] in ("-", "*", "•") or _LIST_NUMBER.fullmatch(words[0])):
         words = words[1:]
     named = 0
     for word in words:

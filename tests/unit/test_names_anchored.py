@@ -38,7 +38,7 @@ class WholeText(NameDetector):
             wanted.add("display")
         if any(d in text for d in names._SIG_DASHES):
             wanted.add("closing")
-        lower_lines = any(line.islower() for line in text.split("\n"))
+        lower_lines = names._has_lower_line(text)
         out = []
         for how in sorted(wanted):
             ctx = lex.slipped if how in mistyped else lex.exact
@@ -46,7 +46,12 @@ class WholeText(NameDetector):
                 out += [(s, e, how) for m in ctx.cased[how].finditer(text) for s, e in m.spans("n")]
             if lower_lines and how in ctx.lower:
                 for m in ctx.lower[how].finditer(text):
-                    out += [(s, e, how) for s, e in m.spans("n") if names._line(text, s).islower()]
+                    out += [
+                        (s, e, how)
+                        for s, e in m.spans("n")
+                        if names._is_lower(names._line(text, s))
+                        and (how in names._KEYED or self._uncommon(text, s, self._trim(text, s, e)))
+                    ]
         if "closing" in wanted:
             ctx = lex.slipped if "closing" in mistyped else lex.exact
             for m in ctx.closing.finditer(text):
@@ -56,6 +61,11 @@ class WholeText(NameDetector):
                     out.append((n.start("n"), n.end("n"), "signature"))
         if "insert" in text.lower():
             out += list(self._sql(text))
+        # The layout's names and records before ", ssn" are found without anchors in both.
+        if "\n" in text:
+            out += list(self._structure(text))
+        if "," in text:
+            out += list(self._person_records(text))
         return out
 
 

@@ -1,0 +1,146 @@
+"""PERSON from the shape of a name word and the layout of a message: hyphenated given names
+with a lower-case part ("Seo-yeon"), particles ("dela Cruz"), chat labels that are roles (never
+names) and labels that are names in a transcript, "i am ...," on lower-case lines, records in
+running text, vocative first lines, address blocks and signatures without a closing; and the
+look-alikes of each that must stay unmasked."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scrubber import rulefile
+from scrubber.detectors.names import NameDetector, load_names
+
+
+@pytest.fixture(scope="module")
+def detector() -> NameDetector:
+    return NameDetector(load_names(rulefile.grammar_dir() / "names.yaml"))
+
+
+def _marked(text: str) -> tuple[str, list[str]]:
+    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
+
+
+def _found(detector: NameDetector, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in sorted(detector.detect(text), key=lambda f: f.start)]
+
+
+WORD_SHAPE = [
+    "Patient: [[Seo-yeon Kang]]",
+    '{"name": "[[Min-jun Park]]"}',
+    "Hi [[Hye-jin]],",
+    "Name: [[Ji-woo P.]]",
+    "Name: [[João Gonçalves]]",
+    "my name is [[Łukasz Wiśniewski]]",
+    "Dear [[Siobhán Ní Bhriain]],",
+    "Hi [[Øyvind]],",
+    "Name: [[Emre Aydın]]",
+    "Name: [[Ñúñez Ramírez]]",
+    "Name: [[Shaun O'Neill]]",
+    "Hi [[N'Golo]],",
+    "Dear Ms. [[D'Souza]],",
+    "Name: [[Patrick McGillicuddy]]",
+    "Name: [[Maricel dela Cruz]]",
+    "Dear Mr. [[dela Cruz]],",
+    "Name: [[Pieter van der Berg]]",
+    "Name: [[Ana da Silva]]",
+    "Name: [[Mohammed bin Salman]]",
+    "Name: [[Khalid al-Farsi]]",
+    "Name: [[Rana Al-Masri]]",
+    "Name: [[Owen Lloyd-Jones]]",
+]
+
+TRANSCRIPTS = [
+    "[[Luana Gonçalves]]: social ends in 6750\nAgent: thanks, one moment",
+    "[[Avi P.]]: Good evening\nCustomer: hi\n[[Avi P.]]: how can I help?",
+    "[[João]] (support): Good evening\nCustomer: hi",
+    "[[Maricel V.]] (support): And the ZIP code?\nCustomer: 94110",
+    "[[Noa]]: Hello, you're chatting with billing\nCustomer: hi, my card is blocked\n[[Noa]]: Let me check",
+    "[[minh nguyen]]: my savings account number is 1234\nagent: ok",
+    "[22:05] [[henrike schäfer]]: hello i need help\n[22:06] agent: sure",
+    "[[Priya]]: are you there?\n[[Tom]]: yes\n[[Priya]]: great",
+]
+
+RUNNING_TEXT = [
+    "sir i am [[dwayne brennan]], my birth date is 1/2/1980",
+    "customer: this is [[joão]] from the accounts team",
+    "it's under my husband's name, [[Yuting Liu]]",
+    "account holder is [[Castañeda, Joaquín]] (my mother)",
+    "name [[Colin Thorne]] dob 20/7/1968 ssn ends 5518",
+    "Bureau pull requested for [[Igor Lebedev]], ssn 600-83-5783",
+    'the parcel was signed by "[[Luana Albuquerque]]"',
+    "i called dr. [[karagiannis]]'s office",
+    "1. [[Henrike Vogt]] - passport U6104875, born 24.08.1974\n"
+    "2. [[Tomas Berg]] - passport U6104876, born 24.08.1975",
+]
+
+MAIL = [
+    "[[Marcus]],\n\nPlease find the invoice attached.",
+    "[[Thu Trang]],\r\n\r\nyour order shipped.\r\n",
+    "Delivery address:\n[[Ana Beatriz Souza]]\n42 Harbour Street\nLondon",
+    "[[Ivo Petrov]]\nFlat 3, 27 Abbey Road\nLondon",
+    "Thanks,\n\n[[Ruth Gordon]]",
+    "See you then.\n\n[[João Pereira]]",
+    "see attached\n\n[[Keiko Sato]]\nSenior Engineer",
+    "see attached\n\n[[Keiko Sato]]\n-- \nSent from the Fjord office",
+    "> Thanks,\n> [[João]]",
+]
+
+
+@pytest.mark.parametrize("marked", WORD_SHAPE + TRANSCRIPTS + RUNNING_TEXT + MAIL)
+def test_names_by_shape_and_layout(detector: NameDetector, marked: str) -> None:
+    text, names = _marked(marked)
+    assert _found(detector, text) == names
+
+
+NEGATIVE = [
+    # Chat roles, mistyped roles and handles are no names, with or without a time stamp.
+    "[15:40] Advisor: Good evening\n[15:41] Customer: hi",
+    "[09:15] Assistant: Hi!",
+    "[07:43] Cust: hey there",
+    "[07:43] Custmer: hey there",
+    "Customeer: my card is blocked\nAgent: one moment",
+    "[10:00] Operator: hello\n[10:00] Caller: hi\n[10:01] Visitor: hi\n[10:01] Client: hi\n"
+    "[10:02] Guest: hi\n[10:02] Concierge: hi\n[10:02] Rep: hi\n[10:02] CSR: hi\n[10:02] Me: hi\n"
+    "[10:02] User: hi\n[10:02] Support: hi\n[10:02] Bot: hi\n[10:02] support_bot: hi\n"
+    "[10:02] guest_8812: hi",
+    # Keys and headers that stand like labels.
+    "Customer: Acme Corp\nDelivery Window: 2-4pm\nStatus: open",
+    "GET /status HTTP/1.1\nHost: 0.0.0.0:8080\nUser-Agent: curl/8.4.0\nAccept: */*",
+    'Traceback (most recent call last):\n  File "app/x.py", line 3',
+    "Subject: Weekly Report\nDate: Monday\nPriority: high",
+    # "i am ..." and "this is ..." that say no name.
+    "I am Happy to help",
+    "i am not sure",
+    "i am calling about my bill",
+    "i am happy, thanks",
+    "this is ridiculous.",
+    "it's fine.",
+    "i'm good, thanks for asking",
+    # Look-alikes in running text and streets.
+    "Will you send it?",
+    "May I ask something",
+    "Grant access to the repo",
+    "IT Service Desk",
+    "I live at 12 oak dr. apt 3",
+    "Premium Plan, account 4411 is active",
+    # Mails that open or end without a name.
+    "Hello,\n\nyour order shipped.",
+    "Team,\n\ndeploy today.",
+    "All,\n\nthe office is closed.",
+    "Folks,\n\nplease update.",
+    "Hi there,\n\nwelcome aboard.",
+    "Regrads,\nsee you",
+    "Ship to:\nHarbourline Shipping\n42 Harbour Street",
+    "Order Summary\n2 Items",
+    "Thanks for your order.\n\nAcme Support",
+    "Thanks for your order.\n\nThe Harbourline Shipping Team",
+    "please review.\n\nIT Service Desk\nHelp Center",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_look_alikes_of_layout_names_stay_unmasked(detector: NameDetector, text: str) -> None:
+    assert _found(detector, text) == []
