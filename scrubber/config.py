@@ -47,6 +47,7 @@ class PolicyConfig:
     hmac_key_file: str | None = None
     min_score: float = 0.5
     documentation_ips: bool = False
+    private_ips: bool = False
 
     def hmac_key(self) -> bytes | None:
         if self.hmac_key_env:
@@ -81,6 +82,7 @@ class PolicyConfig:
                 hmac_key=self.hmac_key(),
                 min_score=self.min_score,
                 documentation_ips=self.documentation_ips,
+                private_ips=self.private_ips,
             )
         except PolicyError as exc:
             raise ConfigError(str(exc)) from exc
@@ -332,6 +334,7 @@ def _policy(r: _Reader) -> PolicyConfig:
         hmac_key_file=r.get("hmac_key_file", str, None),
         min_score=min_score,
         documentation_ips=r.get("documentation_ips", bool, False),
+        private_ips=r.get("private_ips", bool, False),
     )
 
 

@@ -66,7 +66,9 @@ class Policy:
     the replacement per entity, ``default_operator`` for the rest. ``hmac_key`` is required by the
     ``hash`` operator and never leaves the process. ``documentation_ips`` also masks addresses
     of the documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32),
-    which are examples in manuals and tests rather than anyone's address.
+    which are examples in manuals and tests rather than anyone's address. ``private_ips`` also
+    masks addresses of private networks (10/8, 172.16/12, 192.168/16, link-local, fc00::/7),
+    which name a company's own hosts rather than a client on the internet.
     """
 
     level: int = MAX_LEVEL
@@ -78,6 +80,7 @@ class Policy:
     hmac_key: bytes | None = field(default=None, repr=False)
     min_score: float = 0.5
     documentation_ips: bool = False
+    private_ips: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.level <= MAX_LEVEL:
@@ -128,4 +131,5 @@ class Policy:
             hmac_key=self.hmac_key,
             min_score=self.min_score,
             documentation_ips=self.documentation_ips,
+            private_ips=self.private_ips,
         )

@@ -14,7 +14,7 @@ import regex
 
 from scrubber.detectors import BatchDetector, Detector, validators
 from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
-from scrubber.detectors.validators import documentation_ip
+from scrubber.detectors.validators import documentation_ip, private_ip
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
@@ -224,11 +224,7 @@ class Scrubber:
             and f.score >= min_score
             and 0 <= f.start < f.end <= size
             and not (screens and self._allowed(text[f.start : f.end]))
-            and (
-                f.entity != "IP_ADDRESS"
-                or policy.documentation_ips
-                or not documentation_ip(text[f.start : f.end])
-            )
+            and (f.entity != "IP_ADDRESS" or self._ip_kept(text[f.start : f.end]))
         ]
         if kept and ("[" in text or "<" in text):
             kept = _outside_placeholders(text, kept)
@@ -271,6 +267,13 @@ class Scrubber:
             pos = f.end
         parts.append(text[pos:])
         return "".join(parts)
+
+    def _ip_kept(self, value: str) -> bool:
+        """Whether an address is masked: documentation and private ranges only if the policy says."""
+        policy = self.policy
+        return (policy.documentation_ips or not documentation_ip(value)) and (
+            policy.private_ips or not private_ip(value)
+        )
 
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:

@@ -478,6 +478,25 @@ def documentation_ip(value: str) -> bool:
     return addr in _DOC_V6
 
 
+# Private networks: RFC 1918, IPv4 link-local, IPv6 unique-local and link-local.
+_PRIVATE = tuple(
+    ipaddress.ip_network(n)
+    for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10")
+)
+
+
+def private_ip(value: str) -> bool:
+    """Whether ``value`` is an address of a private network (10/8, 172.16/12, 192.168/16, link-local,
+    IPv6 unique-local): the addresses of a company's own hosts, routers and containers, which
+    reach no log from the internet as a client's address. A policy decides whether to mask them.
+    """
+    try:
+        addr = ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return any(addr.version == n.version and addr in n for n in _PRIVATE)
+
+
 _MONTHS = {
     m: i
     for i, names in enumerate(

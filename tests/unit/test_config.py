@@ -102,3 +102,10 @@ def test_passwords_never_sit_in_the_file_and_dump_keeps_only_where_they_come_fro
 def test_documentation_ips_reach_the_policy() -> None:
     assert config.parse({"documentation_ips": True}).policy.policy().documentation_ips is True
     assert config.parse({}).policy.policy().documentation_ips is False
+
+
+def test_private_ips_reach_the_policy() -> None:
+    assert config.parse({"private_ips": True}).policy.policy().private_ips is True
+    assert config.parse({}).policy.policy().private_ips is False
+    with pytest.raises(config.ConfigError, match="private_ips"):
+        config.parse({"private_ips": "yes"})

@@ -172,6 +172,19 @@ def test_documentation_addresses_are_masked_only_when_the_policy_says_so() -> No
     assert policy.with_level(3).documentation_ips
 
 
+def test_private_addresses_are_masked_only_when_the_policy_says_so() -> None:
+    text = "src=10.20.1.5 via 172.16.4.2 gw 192.168.1.1 ula fd12:3456::9 from 81.2.69.160 not 172.32.0.9"
+    assert at_level(7).scrub(text).text == (
+        "src=10.20.1.5 via 172.16.4.2 gw 192.168.1.1 ula fd12:3456::9 from [IP_ADDRESS] not [IP_ADDRESS]"
+    )
+    policy = Policy(private_ips=True)
+    assert Scrubber(policy).scrub(text).text == (
+        "src=[IP_ADDRESS] via [IP_ADDRESS] gw [IP_ADDRESS] ula [IP_ADDRESS] "
+        "from [IP_ADDRESS] not [IP_ADDRESS]"
+    )
+    assert policy.with_level(3).private_ips
+
+
 @pytest.mark.parametrize("op", ["label", "hash"])
 @pytest.mark.parametrize(
     "text",

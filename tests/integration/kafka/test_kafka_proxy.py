@@ -17,7 +17,7 @@ from scrubber.engine import Scrubber
 SSN = "524-59-3318"
 EMAIL = "jane.roe@example.com"
 PHONE = "(415) 555-0172"
-IP = "10.1.2.3"
+IP = "81.2.69.160"
 LINE = f"ssn {SSN}, mail {EMAIL}, call {PHONE}, from {IP}"
 
 
