@@ -1036,7 +1036,7 @@ class GrammarDetector:
                 if rule.cues & c.lists and any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score - PARSE_PENALTY))
                     break  # _emit stops at the first rule that takes the value
-        if v.masked:
+        if v.masked and not _number_sign(text, v):
             for rule in self._masked_rules:
                 if any(shape.accepts(v, text, qualified) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score))
@@ -1054,6 +1054,8 @@ class GrammarDetector:
         return True
 
     def _emit_masked(self, text: str, s: _Sentence, v: Value, out: list[Finding]) -> None:
+        if _number_sign(text, v):
+            return
         for rule in self._masked_rules:
             for shape in rule.shapes:
                 if shape.accepts(v, text, self._qualified(s, v)):
@@ -1204,3 +1206,15 @@ def _distance(heads: Sequence[int], a: int, b: int) -> int:
             return len(heads)
         node, steps = parent, steps + 1
     return steps + up[node]
+
+
+# What a mask is typed with (tokens._MASK_START): "##1234" and "###-##-1234" are masks.
+_MASK_CHARS = frozenset("•*xX#…·-")
+
+
+def _number_sign(text: str, v: Value) -> bool:
+    """Whether a masked value is a number after a lone "#" ("PR #2210", "the gate code is
+    #4410"): a number sign, not a mask. A cue may still claim it ("card #4242"); the rules for
+    masked values that no cue claims do not take it."""
+    at = v.start
+    return at > 0 and text[at - 1] == "#" and (at < 2 or text[at - 2] not in _MASK_CHARS)

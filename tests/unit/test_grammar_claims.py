@@ -108,6 +108,9 @@ NEGATIVE = [
     "the card ending 4242 was charged {{1999}} on my card",
     "Visa ending 4242 - {{1250}} points earned",
     "ssn last 4 1234; order {{5678}} is late",
+    # A lone "#" before a number is a number sign, not a mask.
+    "3 PRs merged (#{{2210}}, #2214, #2219)",
+    "code for the gate is #{{4410}}.",
     # A label that names an entity is a key, not a speaker: this is no reply about the card.
     "Agent: last four of your card?\nSSN: {{1234}}",
 ]
