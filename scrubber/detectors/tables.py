@@ -28,6 +28,9 @@ from scrubber.findings import Finding
 DELIMITERS = (",", "\t", ";", "|")
 MIN_COLUMNS = 3
 MAX_COLUMNS = 64
+# Rows of a table read in every column; in longer tables, the rest only in the columns whose
+# name changed what was found in these.
+SAMPLE_ROWS = 5
 # A column name: a letter first, then word characters, a few signs and blanks.
 # At most three words: a line of prose with commas is not a header.
 _COLUMN = re.compile(r"[A-Za-z][A-Za-z0-9_.#/()-]*(?: [A-Za-z0-9_.#/()-]+){0,2}")
@@ -158,28 +161,49 @@ def _new_header(text: str, cells: list[tuple[int, int]]) -> bool:
 
 
 class ColumnView:
-    """A text of ``column: cell`` lines for the tables of a message, and the way back."""
+    """A text of ``column: cell`` lines for the tables of a message, and the way back.
 
-    def __init__(self, text: str, tables: Iterable[Table]) -> None:
+    ``named=False`` leaves the column names out (the cells alone, a line each); ``columns``, if
+    given, keeps only the cells of those (table, column) places.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        tables: Sequence[Table],
+        *,
+        named: bool = True,
+        columns: frozenset[tuple[int, int]] | None = None,
+    ) -> None:
         parts: list[str] = []
         self.starts: list[int] = []  # where each cell starts in the view
         self.cells: list[tuple[int, int]] = []  # and where it is in the text
+        self.places: list[tuple[int, int]] = []  # and its (table, column)
         pos = 0
-        for table in tables:
+        for t, table in enumerate(tables):
+            heads = [f"{column}: " if named else "" for column in table.columns]
             for row in table.rows:
-                for column, cell in zip(table.columns, row, strict=True):
-                    if cell is None:
+                for c, cell in enumerate(row):
+                    if cell is None or (columns is not None and (t, c) not in columns):
                         continue
-                    head = f"{column}: "
+                    head = heads[c]
                     parts.append(head)
                     parts.append(text[cell[0] : cell[1]])
                     parts.append("\n")
                     self.starts.append(pos + len(head))
                     self.cells.append(cell)
+                    self.places.append((t, c))
                     pos += len(head) + cell[1] - cell[0] + 1
                 parts.append("\n")  # a blank line between rows
                 pos += 1
         self.text = "".join(parts)
+
+    def place(self, f: Finding) -> tuple[int, int] | None:
+        """The (table, column) of the cell a finding in the text lies in."""
+        k = bisect.bisect_right(self.cells, (f.start, len(self.text) + f.start)) - 1
+        if k >= 0 and self.cells[k][0] <= f.start < self.cells[k][1]:
+            return self.places[k]
+        return None
 
     def back(self, findings: Iterable[Finding]) -> list[Finding]:
         """``findings`` in the view, as findings in the text; what lies outside a cell is cut off."""
@@ -217,7 +241,31 @@ class TableDetector:
         tables = find_tables(text)
         if not tables:
             return []
-        view = ColumnView(text, tables)
+        sample = [Table(t.columns, t.rows[:SAMPLE_ROWS]) for t in tables]
+        named = self._run(ColumnView(text, sample), deadline)
+        if all(len(t.rows) <= SAMPLE_ROWS for t in tables):
+            return named
+        # A long table: its column names are read again only in the columns where, in the first
+        # rows, they made a difference, a finding or a higher score (a ZIP column, a name
+        # column; not an e-mail column, whose cells the detectors find as well without it).
+        bare = ColumnView(text, sample, named=False)
+        plain: dict[tuple[int, int, str], float] = {}
+        for f in self._run(bare, deadline):
+            key = (f.start, f.end, f.entity)
+            plain[key] = max(f.score, plain.get(key, 0.0))
+        view_of = ColumnView(text, sample)
+        useful = frozenset(
+            place
+            for f in named
+            if f.score > plain.get((f.start, f.end, f.entity), -1.0)
+            and (place := view_of.place(f)) is not None
+        )
+        if not useful:
+            return named
+        rest = [Table(t.columns, t.rows[SAMPLE_ROWS:]) for t in tables]
+        return named + self._run(ColumnView(text, rest, columns=useful), deadline)
+
+    def _run(self, view: ColumnView, deadline: float | None) -> list[Finding]:
         found: list[Finding] = []
         for det in self.inner:
             if isinstance(det, PatternDetector):

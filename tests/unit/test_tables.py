@@ -107,3 +107,25 @@ def test_tables_without_pii_columns_are_left_alone(engine: Scrubber) -> None:
         "9400918441,SKU-1234,2,19.99,2024-10-16\nA151535,X-9,1,5.00,2024-10-17\n"
     )
     assert engine.scrub(text).findings == ()
+
+
+def test_a_long_table_is_read_again_only_in_the_columns_whose_names_matter(
+    engine: Scrubber, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scrubber.detectors import tables
+
+    rows = ["id,status,full_name,email,phone,billing_zip,amount"]
+    for i in range(12):
+        rows.append(f"{i},ok,Ana Lima,ana{i}@example.com,415-555-01{i:02d},9410{i % 10},{i}.50")
+    text = "\n".join(rows)
+    table = engine.detectors[-1]
+    assert isinstance(table, tables.TableDetector)
+    # The view of the rows after the first ones holds the name, phone (its score) and ZIP columns.
+    seen: list[str] = []
+    run = table._run
+    monkeypatch.setattr(table, "_run", lambda view, deadline: seen.append(view.text) or run(view, deadline))
+    sampled = engine.scrub(text)
+    assert "billing_zip: 94107" in seen[-1] and "email:" not in seen[-1] and "status:" not in seen[-1]
+    monkeypatch.setattr(tables, "SAMPLE_ROWS", 1000)
+    assert engine.scrub(text) == sampled
+    assert sampled.text.count("[ZIP_CODE]") == 12 and sampled.text.count("[PERSON]") == 12
