@@ -36,6 +36,9 @@ _NUMBER = regex.compile(r"\+?\(?\d[\d().\-/]*")
 _MASKED = regex.compile(r"[•*xX#…·\-]*[•*xX#…·][\-\s]?(?P<d>\d{2,})")
 _MASK = regex.compile(r"[•*xX#…·\-]{3,}|…")
 _EXT = frozenset({"ext", "ext.", "extension", "x"})
+# What may stand between groups of spelled digits: "five one three, six four nine",
+# "four one five - five five five".
+_SPELLED_GAP = frozenset({",", "-", "–", "—"})
 # A word of letters and at least three digits, five characters or more: an identifier
 # ("D1234567"), not "web-2" or "5pm".
 _ALNUM = regex.compile(r"(?=(?:[^\d]*\d){3})(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?<=.{5})")
@@ -375,7 +378,7 @@ def values(
                 if spelled_one is not None or (one is not None and len(one) == 1):
                     digits += spelled_one if spelled_one is not None else (one or "")
                     j += 1
-                elif nxt == "," and j + 2 < n and _spelled(tokens[j + 2].text) is not None:
+                elif nxt in _SPELLED_GAP and j + 2 < n and _spelled(tokens[j + 2].text) is not None:
                     j += 1
                 else:
                     break

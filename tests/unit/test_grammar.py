@@ -55,6 +55,7 @@ POSITIVE = [
     ("BANK_ACCOUNT", "direct deposit to account ending [[5318]]"),
     # PHONE_NUMBER
     ("PHONE_NUMBER", "my phone is [[five one three, six four nine, three seven six two]]"),
+    ("PHONE_NUMBER", "cell: [[four one five - five five five - zero one four two]]"),
     ("PHONE_NUMBER", "phone [[8 5 9 8 8 4 1 8 1 8]] thanks"),
     ("PHONE_NUMBER", "My number ends in [[9009]]."),
     ("PHONE_NUMBER", "INFO callback_requested phone_last4=[[0346]]"),
