@@ -1,6 +1,6 @@
 """Street addresses by a small grammar compiled from grammar/addresses.yaml: a house number
 before the street ("742 Evergreen Ter", "2500 County Road 42", "1500 Broadway"), the number
-after it ("Via Roma 5", "Rue des Lilas 12"), and PO boxes ("P.O. Box 77")."""
+after it ("Via Roma 5", "Rue des Lilas 12", "Avenida Paulista 1578"), and PO boxes ("P.O. Box 77")."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ _LISTS = (
     "units",
     "units_before",
     "not_names",
+    "not_street_words",
     "cues",
 )
 SCORE = 0.85
@@ -108,19 +109,31 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     # ("58 birch hollow ln" has one that is).
     # The look-ahead for a letter or an ordinal goes first: it fails at once where no word
     # starts ("1 1 1 ..."), before the long alternation of words that are no street names.
+    # Never a time or a measure, in any case ("11:00 AM PT", "a 5 Min Walk").
+    not_street = rf"(?i:{alt['not_street_words']})(?![\p{{L}}.])"
     word = (
-        rf"(?=\p{{L}}|\d{{1,3}}[snrt])(?!(?:{not_name}|{only_suffix})\b)"
+        rf"(?=\p{{L}}|\d{{1,3}}[snrt])(?!(?:{not_name}|{only_suffix})\b|{not_street})"
         rf"(?:\p{{Lu}}[\p{{L}}'’.-]*|\d{{1,3}}(?:st|nd|rd|th))"
     )
     # Words of a street name after a type written first (Rue des Lilas), lower-case particles
     # among them; the first word after the type is capitalised in any line, or a particle.
     particle = rf"(?:(?i:{alt['particles']})\s+|(?i:d|l)['’])"
     cap = r"\p{Uppercase_Letter}[\p{L}'’.-]*"
-    after_type = rf"(?:{particle}*{word}|{cap})(?:\s+{particle}*{word}){{0,3}}"
+    # A unit word ends the name: "1500 Calle Ocho Apt 3" is no street "Calle Ocho Apt" numbered 3.
+    no_unit = rf"(?!(?i:{unit})\b)"
+    after_type = rf"(?:{particle}*{no_unit}{word}|{no_unit}{cap})(?:\s+{particle}*{no_unit}{word}){{0,3}}"
     # What follows a street with no suffix, or with the number last: the end, punctuation, a
     # capitalised word (the city), a unit, a number (the postcode); no lower-case word.
-    end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d)"
-    house = r"\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
+    end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d|\s+[-–—]\s)"
+    # A house number never starts with 0 ("00 AM") nor follows "digit:" (a time: "11:00").
+    house = r"(?<!\d:)(?!0)\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
+    # A unit after a street with the number last: "Apt 3", or a Spanish floor and door
+    # ("Calle Mayor 12, 3º B", "2º izq.").
+    unit_after = (
+        rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b"
+        r"|\d{1,2}\s?[º°ª](?:\s?(?:\d{1,2}\s?[ºª°]|[A-Z]\b|(?i:izq(?:da|uierda)?|dcha|dch|derecha|centro)\b\.?))?))?"
+    )
+    number_last = r"(?!0)\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?\b"
     route_no = r"\d{1,4}[A-Za-z]?\b"
     pattern = (
         rf"(?<![\w.,/$£€-])"
@@ -152,7 +165,7 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         # "Broadway 1500"; "Via Roma 5", "Rue des Lilas 12, Paris"; the type capitalised unless
         # the line is lower case.
         rf"|(?=\p{{Lu}})(?:(?i:{alt['named_streets']})|(?i:{alt['streets_first']})\.?\s+{after_type}),?"
-        rf"\s+\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}}[A-Za-z]?)?\b{end}"
+        rf"\s+{number_last}{end}{unit_after}"
         rf")"
     )
     try:

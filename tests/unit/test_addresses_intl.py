@@ -1,0 +1,74 @@
+"""STREET_ADDRESS: times and measures that look like a house number and a street; streets with
+the number last in Spanish and Portuguese, with a unit after it; a US house number before a
+Spanish street type."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scrubber import rulefile
+from scrubber.detectors.addresses import AddressDetector, load_address_grammar
+
+
+@pytest.fixture(scope="module")
+def detector() -> AddressDetector:
+    return AddressDetector(load_address_grammar(rulefile.grammar_dir() / "addresses.yaml"))
+
+
+def _found(detector: AddressDetector, marked: str) -> tuple[list[str], list[str]]:
+    text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
+    return [text[f.start : f.end] for f in detector.detect(text)], re.findall(r"\[\[(.+?)\]\]", marked)
+
+
+POSITIVE = [
+    "[[2 Way St]].",
+    "Ship it to [[2 Way St]] please",
+    "the office is at [[Av. Reforma 221]], CDMX",
+    "[[Avenida Paulista 1578]] - São Paulo",
+    "Send it to [[Av. Paulista, 1578]] - Bela Vista",
+    "vivo en [[Calle Mayor 12, 3º B]], Madrid",
+    "[[Calle Alcalá 45, 2º izq]].",
+    "mail to [[1500 Calle Ocho Apt 3]], Miami",
+    "[[1500 Calle Ocho]], Miami FL",
+    "[[12 rue de la Paix]], Paris",
+    "[[Rue des Lilas 12]], Bruxelles",
+    "[[Via Roma 5]], Milano",
+    "[[Rua Augusta 100]], Lisboa",
+    "[[Rua Augusta, 1500]]",
+    "[[Via Roma 5, Apt 3]]",
+    "office: [[10 Main St]] at 10:30 AM",
+    "[[77 Highway 101 N]]",
+]
+
+
+@pytest.mark.parametrize("marked", POSITIVE)
+def test_addresses(detector: AddressDetector, marked: str) -> None:
+    found, want = _found(detector, marked)
+    assert found == want
+
+
+NEGATIVE = [
+    "Wednesday June 25, 11:00 AM PT",
+    "see you at 10 AM ET",
+    "call at 5 PM CT",
+    "call at 5 pm ct",
+    "meet 10:30 PM EST tomorrow",
+    "Standup 9:15 AM Pt 2",
+    "it's 3 PM Pacific",
+    "The store at 00 Main St",
+    "build 07 Oak Dr",
+    "a 5 Min Walk from the station",
+    "a 10 Minute Walk",
+    "24 Hrs Drive",
+    "lunch at 12 PM Way",
+    "at 10 a.m. Drive",
+    "the Calle Ocho festival had 3 stages",
+    "sent via dhl 3 days ago",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_look_alikes(detector: AddressDetector, text: str) -> None:
+    assert _found(detector, text)[0] == []
