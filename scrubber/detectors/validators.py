@@ -744,7 +744,7 @@ def prose_password(value: str) -> int:
     "reset my password to Nimbus-33nimb", 'network "Lakeside", password maple!336nimbu'): only
     a value that looks like one, letters with digits or a symbol, so that the words that follow
     "password" in a sentence ("reset link", "to expire", "is wrong", "self-service") are not."""
-    v = value.rstrip(".,;:!?)]}\"'")
+    v = value.rstrip(".,;:)]}\"'")  # as secret_value: "P3pp3r82?" keeps its "?"
     if not 6 <= len(v) <= 64 or _placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
         return 0
     if "://" in v or ("@" in v[1:-1] and "." in v.rsplit("@", 1)[-1]):
