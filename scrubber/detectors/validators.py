@@ -749,9 +749,10 @@ def prose_password(value: str) -> int:
         return 0
     if "://" in v or ("@" in v[1:-1] and "." in v.rsplit("@", 1)[-1]):
         return 0  # a link or an e-mail address
-    letters = sum(c.isalpha() for c in v)
-    digits = sum(c.isdigit() for c in v)
-    if not letters or not (digits or any(c in _PASSWORD_SYMBOLS for c in v)):
+    core = v.rstrip("!?")  # "reset my password please?": the "?" ends the sentence
+    if not any(c.isalpha() for c in core):
+        return 0
+    if not any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in core):
         return 0
     return len(v)
 

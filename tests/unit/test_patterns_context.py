@@ -145,6 +145,8 @@ NEGATIVE = [
     ("SECRET", "the password expires in 30 days"),
     ("SECRET", "password must be 8+ chars"),
     ("SECRET", "password for user bob was changed"),
+    ("SECRET", "can you reset my password please?"),
+    ("SECRET", "what is the wifi password?? thanks!!"),
     # PASSPORT: a reference nearer than the passport cue; digits alone far from the cue.
     ("PASSPORT", "passport office visit, order number A1234567"),
     ("PASSPORT", "passport photos ready, pick up with ticket AB123456"),
