@@ -84,7 +84,7 @@ _LINEAR = {
     "us_zip_cued": ("370c25015255", "[0-9]"),
     "postcode": ("2c7d3bcd32ab", "[A-Z]"),
     "postcode_cued": ("57e03287a246", "[A-Za-z]"),
-    "ipv4": ("21fab2b83fe9", "[0-9]"),
+    "ipv4": ("241ecabb1574", "[0-9]"),
     "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]"),
     "ipv6_short": ("59c57df00abd", "[0-9A-Fa-f:]"),
 }
@@ -119,13 +119,13 @@ _NEEDS = {
     # The value itself, from its first dash.
     "us_ssn_formatted": ("cb0c4fada7ba", r"-(?<=[0-9]{3}-)[0-9]{2}-[0-9]{4}", 3),
     # Four numbers and three dots, from the first dot (after the first number, 1-3 digits).
-    "ipv4": ("21fab2b83fe9", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
+    "ipv4": ("241ecabb1574", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
     # Seven colons between hex digits, from the first colon (after the first group, 1-4 digits).
     "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
     # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.
     "ipv6_short": ("59c57df00abd", "::", 34),
     # "@" or "%40", after the local part: one character and at most 63 more.
-    "email": ("0185312a7908", "@|%40", 64),
+    "email": ("29b46c29f377", "@|%40", 64),
 }
 
 

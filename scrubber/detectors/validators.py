@@ -700,14 +700,33 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+# A run of one of these characters this long in a key is a template's filler ("AKIAXXXX...",
+# "sk_test_0000...", "ghp_****..."), not a key: random keys have no such runs.
+_FILLER_RUN = re.compile(r"([Xx0*#.•_-])\1{7}")
+_SHELL_VARIABLE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+)")
+
+
+def _placeholder(v: str) -> bool:
+    """Whether ``v`` stands for a secret instead of being one: a variable reference
+    ("$NPM_TOKEN", "${API_KEY}", "%DB_PASS%", "{{ secrets.X }}"), a bracketed note
+    ("<your-token-here>", "[FILTERED]", "(sensitive value)") or a run of filler characters."""
+    if v.startswith(("${", "$(", "{{", "<", "%(", "[")) or v.endswith((">", "}}")):
+        return True
+    if _SHELL_VARIABLE.fullmatch(v) is not None:
+        return True  # $NPM_TOKEN, $db_pass (not "$ecret99": a variable has no digits then)
+    if len(v) > 2 and v[0] == "%" and v[-1] == "%":
+        return True  # a Windows variable: %DB_PASS%
+    if v[0] == "(" and v[1:].rstrip(")").replace("-", "").replace("_", "").isalpha():
+        return True  # Terraform's "(sensitive value)", "(hidden)", "(redacted)"
+    return _FILLER_RUN.search(v) is not None
+
+
 def secret_value(value: str) -> int:
     v = value.rstrip(".,;:)]}")
     if len(v) < 4:
         return 0
     low = v.lower()
-    if low in _PLACEHOLDER_WORDS or len(set(v)) <= 2:
-        return 0
-    if v.startswith(("${", "{{", "<", "%(", "$(", "[")) or v.endswith((">", "}}")):
+    if low in _PLACEHOLDER_WORDS or len(set(v)) <= 2 or _placeholder(v):
         return 0
     if set(v) <= set("*x•#?."):
         return 0
@@ -717,6 +736,61 @@ def secret_value(value: str) -> int:
     if not (has_digit or has_symbol or mixed_case or len(v) >= 12):
         return 0
     return len(v)
+
+
+def secret_token(value: str) -> int:
+    """A provider's key or token (the pattern checked its shape): not a template's filler."""
+    return 0 if _FILLER_RUN.search(value) is not None else len(value)
+
+
+def credential(value: str) -> int:
+    """The password of a "user:password" pair given on a command line (``curl -u``): any value
+    but a placeholder. Short and plain ones count too: "deploy:pass" gives a password."""
+    v = value.rstrip(".,;)]}")
+    if not v or v.lower() in _PLACEHOLDER_WORDS or _placeholder(v) or set(v) <= set("*x•#?."):
+        return 0
+    if v.isdigit() and len(v) <= 5:
+        return 0  # a group id: "docker run -u 1000:1000"
+    return len(v)
+
+
+# Punctuation that makes a word a password rather than an ordinary (hyphenated) word.
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~_|/\\<>[]{}")
+
+
+def prose_password(value: str) -> int:
+    """A password given in prose, after "password" with no "=" or ":" ("password is maple!336",
+    "reset my password to Nimbus-33nimb", 'network "Lakeside", password maple!336nimbu'): only
+    a value that looks like one, letters with digits or a symbol, so that the words that follow
+    "password" in a sentence ("reset link", "to expire", "is wrong", "self-service") are not."""
+    v = value.rstrip(".,;:)]}\"'")  # as secret_value: "P3pp3r82?" keeps its "?"
+    if not 6 <= len(v) <= 64 or _placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return 0
+    if "://" in v or ("@" in v[1:-1] and "." in v.rsplit("@", 1)[-1]):
+        return 0  # a link or an e-mail address
+    core = v.rstrip("!?")  # "reset my password please?": the "?" ends the sentence
+    if not any(c.isalpha() for c in core):
+        return 0
+    if not any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in core):
+        return 0
+    return len(v)
+
+
+def aws_secret(value: str) -> int:
+    """An AWS secret access key: 40 characters of base64 with capitals, small letters and a
+    digit (a 40-character git SHA has no capitals)."""
+    if _FILLER_RUN.search(value) is not None:
+        return 0
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return 0
+    return len(value) if any(c.isdigit() for c in value) else 0
+
+
+def phone_urlencoded(value: str) -> int:
+    """An international number whose "+" is URL-encoded: "%2B447708854971"."""
+    if value[:3].upper() != "%2B":
+        return 0
+    return len(value) if phone("+" + value[3:]) else 0
 
 
 def passport(value: str) -> int:
@@ -758,6 +832,11 @@ VALIDATORS: dict[str, Validator] = {
     "date": date,
     "secret_value": secret_value,
     "passport": passport,
+    "secret_token": secret_token,
+    "credential": credential,
+    "prose_password": prose_password,
+    "aws_secret": aws_secret,
+    "phone_urlencoded": phone_urlencoded,
     "driver_license": driver_license,
     "email": email,
 }

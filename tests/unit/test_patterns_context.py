@@ -1,0 +1,205 @@
+"""Pattern rules that read the context of a value: placeholders that are no secrets, secrets
+given in prose or on a command line, national passport and state licence shapes, the last digits
+of a phone number, message ids that are no e-mail addresses, AAMVA barcode fields, IP cues."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrubber.detectors import validators
+from scrubber.detectors.patterns import PatternDetector
+from scrubber.detectors.registry import build_detectors
+from scrubber.dial import ENTITIES, Policy
+from scrubber.engine import Scrubber
+
+DETECTOR = next(d for d in build_detectors(frozenset(ENTITIES)) if isinstance(d, PatternDetector))
+ENGINE = Scrubber(Policy(level=7), detectors=[DETECTOR])
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(f.entity, text[f.start : f.end]) for f in ENGINE.scrub(text).findings]
+
+
+# (entity, text, values): exactly these values of that entity are found.
+POSITIVE = [
+    # SECRET: a user's password on curl's command line.
+    ("SECRET", 'curl -u "deploy:Falcon.05ginger" https://api.example.com', ["Falcon.05ginger"]),
+    ("SECRET", "curl -u deploy:pass https://x.example.com/v1", ["pass"]),
+    ("SECRET", "curl --user admin:S3cr3t!x -X POST https://x.example.com", ["S3cr3t!x"]),
+    ("SECRET", "curl --user=ops:Tide.42lumen https://x.example.com", ["Tide.42lumen"]),
+    # ... a quoted key and value given as a pair.
+    ("SECRET", "define( 'DB_PASSWORD', 'violet_0136copp' );", ["violet_0136copp"]),
+    ("SECRET", 'config.set("db_password", "Quartz#7719")', ["Quartz#7719"]),
+    # ... an AWS secret access key after its key id.
+    (
+        "SECRET",
+        f"AKIAIOSFODNN7EXAMPLE / {AWS_SECRET}",
+        ["AKIAIOSFODNN7EXAMPLE", AWS_SECRET],
+    ),
+    (
+        "SECRET",
+        f"key AKIAIOSFODNN7EXAMPLE, secret {AWS_SECRET} (rotated)",
+        ["AKIAIOSFODNN7EXAMPLE", AWS_SECRET],
+    ),
+    # ... but not a 40-character git SHA after a key id.
+    (
+        "SECRET",
+        "AKIAIOSFODNN7EXAMPLE rotated in 3f786850e387550fdab836ed7e6dc881de23001b",
+        ["AKIAIOSFODNN7EXAMPLE"],
+    ),
+    # ... a password in prose.
+    ("SECRET", "the wifi password is maple!336nimbu", ["maple!336nimbu"]),
+    ("SECRET", 'network "Lakeside", password maple!336nimbu', ["maple!336nimbu"]),
+    ("SECRET", "I reset my email password to Nimbus-33nimb yesterday", ["Nimbus-33nimb"]),
+    ("SECRET", "the wifi password is P3pp3r82?", ["P3pp3r82?"]),
+    ("SECRET", "my new password is now Harbor_77tern.", ["Harbor_77tern"]),
+    # PASSPORT: national shapes, several values after one cue, a cue earlier on the line.
+    ("PASSPORT", "I have an Indian passport, number J6603679", ["J6603679"]),
+    ("PASSPORT", "their passports are 05IH84676 and 54EU80383", ["05IH84676", "54EU80383"]),
+    (
+        "PASSPORT",
+        "my passport expired, my new number is J4702281 and the old one was K4410972",
+        ["J4702281", "K4410972"],
+    ),
+    ("PASSPORT", "passport renewed last spring; the document reads GB123456 now", ["GB123456"]),
+    # DRIVER_LICENSE: state formats after "license", digits one by one, WA anywhere.
+    ("DRIVER_LICENSE", "WA license WDL1T20NR1TI", ["WDL1T20NR1TI"]),
+    ("DRIVER_LICENSE", "scanned WDL1T20NR1TI at the desk", ["WDL1T20NR1TI"]),
+    ("DRIVER_LICENSE", "Michigan license W 614 278 286 189", ["W 614 278 286 189"]),
+    ("DRIVER_LICENSE", "my license expired, the new one is V4334286", ["V4334286"]),
+    ("DRIVER_LICENSE", "driver's license TX 1 2 3 4 0 9 8 7", ["1 2 3 4 0 9 8 7"]),
+    ("DRIVER_LICENSE", "DAQD12345678\nDCSSMITH\nDACJOHN", ["D12345678"]),
+    ("DRIVER_LICENSE", "DAQ=D12345678 DCS=SMITH", ["D12345678"]),
+    # PHONE_NUMBER: key names, a URL-encoded "+", the last digits after a phone noun.
+    ("PHONE_NUMBER", "event=hangup callee=2133964093", ["2133964093"]),
+    ("PHONE_NUMBER", 'event=ring caller="2133964093"', ["2133964093"]),
+    ("PHONE_NUMBER", "from_number=2133964093 status=ok", ["2133964093"]),
+    (
+        "PHONE_NUMBER",
+        "POST /sms From=%2B447708854971&To=%2B14155550142",
+        ["%2B447708854971", "%2B14155550142"],
+    ),
+    ("PHONE_NUMBER", "my phone number changed, the old one (ending 3371) is gone", ["3371"]),
+    ("PHONE_NUMBER", "text my cell, the one ending in 0458", ["0458"]),
+    # CREDIT_CARD: a dash before the last digits.
+    ("CREDIT_CARD", "Visa ending -0817", ["0817"]),
+    ("CREDIT_CARD", "card ends in #4242, exp 09/27", ["4242"]),
+    # EMAIL_ADDRESS: obfuscated with a country domain; addresses near message ids.
+    ("EMAIL_ADDRESS", "write to hanna[dot]lindqvist[at]telia[dot]se please", None),
+    ("EMAIL_ADDRESS", "To: <alice@example.com>, <bob@example.org>", ["alice@example.com", "bob@example.org"]),
+    ("EMAIL_ADDRESS", "Apple ID: bob@icloud.com", ["bob@icloud.com"]),
+    ("EMAIL_ADDRESS", "user id: carol@example.com", ["carol@example.com"]),
+    (
+        "EMAIL_ADDRESS",
+        "1uMM-000abc-XY <= sender@example.com H=mx id=CAF8x@mail.gmail.com",
+        ["sender@example.com"],
+    ),
+    # DATE_OF_BIRTH: AAMVA's DBB field; ZIP_CODE: its DAK field.
+    ("DATE_OF_BIRTH", "DAQ=D12345678 DCS=SMITH DBB=19760514", ["19760514"]),
+    ("DATE_OF_BIRTH", "DCSSMITH\nDBB05141976\nDBA05142030", ["05141976"]),
+    ("ZIP_CODE", "DAG123 MAIN ST\nDAK941100000", ["941100000"]),
+    # IP_ADDRESS: the client of a JSON log, the source of a firewall log.
+    ("IP_ADDRESS", '{"x_forwarded_for": "81.2.69.160", "status": 200}', ["81.2.69.160"]),
+    ("IP_ADDRESS", "IN=eth0 OUT= SRC=81.2.69.160 DST=81.2.69.161 LEN=60", ["81.2.69.160"]),
+]
+
+
+@pytest.mark.parametrize(("entity", "text", "values"), POSITIVE, ids=[p[1][:50] for p in POSITIVE])
+def test_found(entity: str, text: str, values: list[str] | None) -> None:
+    got = [v for e, v in found(text) if e == entity]
+    if values is None:
+        assert got, text
+    else:
+        assert got == values
+
+
+# Look-alikes: nothing of that entity is found.
+NEGATIVE = [
+    # Placeholders are not secrets.
+    ("SECRET", "password = (sensitive value)"),
+    ("SECRET", "  + db_password = (sensitive)"),
+    ("SECRET", "NPM_TOKEN=$NPM_TOKEN"),
+    ("SECRET", "password=$db_pass"),
+    ("SECRET", "token: ${{ secrets.GITHUB_TOKEN }}"),
+    ("SECRET", "set password=%DB_PASS%"),
+    ("SECRET", "STRIPE_KEY=sk_test_XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("SECRET", "aws_access_key_id = AKIAXXXXXXXXXXXXXXXX"),
+    ("SECRET", "key AKIA0000000000000000 in the template"),
+    ("SECRET", "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("SECRET", "api_key: <your-token-here>"),
+    ("SECRET", "password: changeme"),
+    ("SECRET", "password=[FILTERED]"),
+    ("SECRET", "dsn postgres://app:xxxxxxxx@db.internal:5432/x"),
+    # ... nor command lines without a password, nor group ids.
+    ("SECRET", "curl -u $USER:$PASS https://x.example.com"),
+    ("SECRET", "docker run -u 1000:1000 image"),
+    ("SECRET", "sudo -u postgres psql"),
+    ("SECRET", "pip install --user requests"),
+    # ... nor the words after "password" in a sentence.
+    ("SECRET", "I got a password reset link"),
+    ("SECRET", "my password to expire soon"),
+    ("SECRET", "the password is wrong"),
+    ("SECRET", "password self-service portal is down"),
+    ("SECRET", "the password expires in 30 days"),
+    ("SECRET", "password must be 8+ chars"),
+    ("SECRET", "password for user bob was changed"),
+    ("SECRET", "can you reset my password please?"),
+    ("SECRET", "what is the wifi password?? thanks!!"),
+    # PASSPORT: a reference nearer than the passport cue; digits alone far from the cue.
+    ("PASSPORT", "passport office visit, order number A1234567"),
+    ("PASSPORT", "passport photos ready, pick up with ticket AB123456"),
+    ("PASSPORT", "my passport expired, call 415 555 0142 or ref 123456789"),
+    # DRIVER_LICENSE: licences that are not a driver's.
+    ("DRIVER_LICENSE", "license plate 7ABC123 and license key X1234567"),
+    ("DRIVER_LICENSE", "software license renewal, invoice A12345678"),
+    ("DRIVER_LICENSE", "DAQUIRI night 2024"),
+    # PHONE_NUMBER: references, meters, loyalty numbers; endings of other things.
+    ("PHONE_NUMBER", "my loyalty number is 8800 2291 4410"),
+    ("PHONE_NUMBER", "meter number 0049 2213 88"),
+    ("PHONE_NUMBER", "order number ending 3371 shipped"),
+    ("PHONE_NUMBER", "call me about the contract ending 2025"),
+    ("PHONE_NUMBER", "my card number ending 4242"),
+    ("PHONE_NUMBER", "Rep: Caller, your account ending 5521?"),
+    ("PHONE_NUMBER", "From=%2B1234&To=%2B0000000000"),
+    # CREDIT_CARD: a gift card is not a payment card.
+    ("CREDIT_CARD", "the gift card ending 31007 has no balance"),
+    # EMAIL_ADDRESS: message ids.
+    ("EMAIL_ADDRESS", "postfix/cleanup: message-id=<20250603084117.AB12@mailer.example.com>"),
+    ("EMAIL_ADDRESS", "Message-ID: <CAF8xabc123@mail.gmail.com>"),
+    ("EMAIL_ADDRESS", "2025-06-03 08:41:17 1uMM id=CAF8xabc@mail.gmail.com"),
+    ("EMAIL_ADDRESS", "In-Reply-To: <CAF8xabc123@mail.gmail.com>"),
+    ("EMAIL_ADDRESS", "References: <abc.def@mail.gmail.com> <ghi@mx.example.org>"),
+    ("EMAIL_ADDRESS", "References: <abc.def@mail.gmail.com>\r\n <ghi@mx.example.org>"),
+    # IP_ADDRESS: destinations and upstreams are servers.
+    ("IP_ADDRESS", "conn dst=81.2.69.161 dest=81.2.69.162"),
+    ("IP_ADDRESS", 'upstream_host="81.2.69.163:8080"'),
+    ("IP_ADDRESS", '[2025-06-03T08:41:17Z] "GET /v1 HTTP/2" 200 "payments:50051" "81.2.69.164:50051"'),
+    # DATE_OF_BIRTH: other AAMVA dates.
+    ("DATE_OF_BIRTH", "DBA05142030\nDBD05142022"),
+]
+
+
+@pytest.mark.parametrize(("entity", "text"), NEGATIVE, ids=[n[1][:50] for n in NEGATIVE])
+def test_not_found(entity: str, text: str) -> None:
+    assert [v for e, v in found(text) if e == entity] == []
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("maple!336nimbu", True),
+        ("Nimbus-33nimb", True),
+        ("hunter22", True),
+        ("reset", False),
+        ("self-service", False),
+        ("123456", False),
+        ("https://x.example.com/reset", False),
+        ("bob@example.com", False),
+        ("(sensitive", False),
+        ("$NPM_TOKEN", False),
+    ],
+)
+def test_prose_password(value: str, expected: bool) -> None:
+    assert bool(validators.prose_password(value)) is expected
