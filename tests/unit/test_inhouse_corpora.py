@@ -1,0 +1,42 @@
+"""Floors on the in-house corpora (tests/data/corpora/README.md): recall, precision, hard
+negatives left alone and leaks, scored by ../shared/tools/score.py's rules at level 7."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+
+# name: (recall, precision, hard-negative records flagged, leak rate) at most/least.
+# Reached on 2026-11-25: see the comment by each.
+FLOORS = {
+    "inhouse-a": (0.90, 0.98, 3, 0.09),
+    "inhouse-b": (0.82, 0.92, 10, 0.17),
+}
+
+
+@cache
+def result(name: str) -> dict[str, Any]:
+    from load.devset_score import scan, score_module
+
+    gold_path = CORPORA / f"{name}.jsonl"
+    preds = scan(gold_path, 7)
+    score = score_module()
+    gold, order = score.load_gold(str(gold_path))
+    return score.score(gold, order, preds, 7)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_floors(name: str) -> None:
+    recall, precision, flagged, leak = FLOORS[name]
+    got = result(name)
+    micro, over = got["micro"], got["over_masking"]
+    assert micro["recall"] >= recall, (micro["recall"], got["missed"][:15])
+    assert micro["precision"] >= precision, micro["precision"]
+    assert over["negative_records"] > 100
+    assert over["negative_records_flagged"] <= flagged, over
+    assert got["leak"]["leak_rate"] <= leak, got["leak"]["leaked_ids"][:15]
