@@ -73,6 +73,13 @@ _INITIALS = r"\p{Lu}\.(?:[ \t]?\p{Lu}\.)*"
 _EOL = r"[ \t]*\r?$"
 # The words before a relation: "my mother, Katie Garcia".
 _POSSESSIVES = ("my", "our", "his", "her", "their")
+# Words between them: "my late father", "the other driver", "my two kids".
+_KIN_ADJECTIVES = (
+    "other", "late", "two", "three", "four", "elder", "older", "younger", "little", "big", "new",
+    "former", "current", "previous", "second", "eldest", "youngest", "beloved", "only",
+)
+# Words before a relation that need a full name after it: "and grandpa Tariq Ahmed".
+_KIN_JOINERS = ("and", "additional")
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 # Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
@@ -198,10 +205,13 @@ def load_names(path: Path) -> NameLexicon:
         # More names in the same slot: "cc: Hiroshi Tanaka, Maria Lopez", "Hi Jane and Tom,".
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
         mine = "|".join(_POSSESSIVES)
+        adj = rf"(?:(?:{'|'.join(_KIN_ADJECTIVES)})\s+)?"
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
         # "Hernandez, Maria" where the field's line ends: a surname, a comma and given names.
         last_first = rf"(?P<n>{word},[ \t]*{word}(?:[ \t]+{word})?)(?={_EOL})"
-        sep = r"[\"']?\s*[:=]\s*[\"']?"
+        if not lower_line:
+            last_first = rf"(?:{last_first}|(?P<n>{_CAPS},[ \t]*{_CAPS}(?:[ \t]+{_CAPS})?)(?=[\"']?{_EOL}))"
+        sep = r"[\"']?\s*(?:=>|[:=])\s*\[?[\"']?"
         keys = rf"(?i:(?<![\w.])(?:{alt['fields']}))"
         if lower_line:
             # One word in lower case only for a part of a name ("first_name=maria"); after any
@@ -219,13 +229,21 @@ def load_names(path: Path) -> NameLexicon:
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
-            rf"(?:(?P<n>{word},[ \t]*{word})(?=[ \t]*(?:[(.;]|\r?$))|{titled(word)}{end}(?:{also}{end})?)",
+            rf"(?:(?P<n>{word}(?:[ \t]+{word})?,[ \t]*{word}(?:[ \t]+{word})?)(?=[ \t]*(?:[(.;]|\r?$))"
+            rf"|{title}{name(word, lead=True)}{end}(?:{also}{end})?|{name(word, lead=True)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
             # "my husband's name, Yuting Liu".
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)"
+            # "my late father Desmond Achterberg", "the other driver, Peter Nakagawa,"; after
+            # "and" or "additional" a full name: "and grandpa Tariq Ahmed".
+            "relation": rf"(?:(?i:\b(?:{mine})\s+{adj}(?:{alt['relations']})(?:{_NAME_OF})?)"
             rf"\s*{comma}\s+{name(word)}{end}"
-            rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
+            rf"|(?i:\b(?:and|additional)\s+(?:{alt['relations']}))\s*{comma}\s+{name(word, 4, 2)}{end}"
+            rf"|(?i:\bthe\s+{adj}(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)])"
+            # "the other driver was Hyun-woo Park": a full name.
+            + ("" if lower_line else rf"|(?i:\b(?:{mine}|the)\s+{adj}(?:{alt['relations']})\s+(?:was|is)\s+)"
+            rf"{name(word, 4, 2)}{end}")
+            + ")",
             # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
             "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
@@ -267,7 +285,7 @@ def load_names(path: Path) -> NameLexicon:
                 rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?:[-–—]|(?i:this|it's|here)\b))",
                 "title": rf"(?<![\w.]){title}{name(word, 2, lead=True)}{end}",
                 "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{titled(word, 3)}"
-                rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
+                rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})(?:\s|$)))",
                 # "Chloe Hanna <chloe@...>", '"Oyelaran, Tunde" <t.oyelaran@...>'
                 "display": rf"(?:^|(?<=[\s:,\"']))\"?(?:{name(word)},[ \t]*)?{name(word)}\"?"
                 r"[ \t]*<[^<>\s@]+@",
@@ -479,6 +497,9 @@ class NameDetector:
             # A possessive is not part of the name: "dr. karagiannis's office".
             if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
                 end -= 2
+            # Nor the quote that closes a value: "'last_name': 'Carvalho'".
+            elif end - start > 2 and text[end - 1] in "'’":
+                end -= 1
             cut = self._trim(text, start, end)
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in _OPEN_ENDED and cut > start):
@@ -722,7 +743,7 @@ class NameDetector:
             # After "the", and on a line without capitals, the name follows a comma, or a verb
             # after it ("my husband donald will call").
             if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
-                if text[start] in "tT":
+                if text[start] in "tT" and _IS_WAS.match(text, end) is None:
                     return
                 comma_only = True
                 if _phrase(text[p:end]) in self._kin and _may_start(text, _skip(text, end, " \t"), True):
@@ -746,7 +767,7 @@ class NameDetector:
         if (
             how in self._cased
             and (how != "title" or text[p].isupper())
-            and (i < 0 or _may_start(text, i, how == "title"))
+            and (i < 0 or _may_start(text, i, how == "title" or (how == "intro" and text[i] in "vdl")))
         ):
             _file(cased, how, start)
         if how in self._lower and not comma_only:
@@ -1114,6 +1135,8 @@ _SPEAKER = regex.compile(
     r"[ \t]*:(?:[ \t]+|(?=\r?$))"
 )
 _QUOTE = regex.compile(r"[ \t>]*")
+# "the other driver was Hyun-woo Park".
+_IS_WAS = re.compile(r"\s+(?:was|is)\s", re.IGNORECASE)
 _TWICE = re.compile(r"(.)\1")
 # One name word, capitalised or in lower case; an initial ("P.").
 _CASED_WORD = regex.compile(_CASED)
@@ -1290,8 +1313,9 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, '"“')
     elif how == "bare_field":  # "name Colin Thorne dob ..."
         i = _skip(text, end, " \t")
-    elif how == "relation":  # "my mother, Jane"
-        i = _skip_space(text, end, ",")
+    elif how == "relation":  # "my mother, Jane", "the other driver was Jane Roe"
+        was = _IS_WAS.match(text, end)
+        i = _skip_space(text, end, ",") if was is None else _skip_space(text, was.end())
     elif how == "title":  # "Mr. van der Berg"
         i = _skip(text, end, ". \t")
     elif how in ("talk", "speaker"):  # "speak with owen", "Agent Rebecca:"
@@ -1300,7 +1324,7 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, "\"'")
         if i >= len(text) or text[i] not in ":=":
             return -1
-        return _skip_space(text, i + 1, "\"'")
+        return _skip_space(text, i + 1, "\"'[>")
     elif how == "list_field":  # "cc: Jane"
         i = _skip(text, end, " \t")
         if i >= len(text) or text[i] != ":":
@@ -1320,7 +1344,39 @@ def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
 
 
 def _possessive(text: str, p: int) -> int:
-    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1."""
+    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1.
+
+    One of ``_KIN_ADJECTIVES`` may stand between ("my late father"); "and" and "additional"
+    stand alone ("and grandpa Tariq Ahmed").
+    """
+    start = _possessive_word(text, p)
+    if start >= 0:
+        return start
+    w = _word_before(text, p)
+    if w < 0:
+        return -1
+    word = text[w:p].strip().lower()
+    if word in _KIN_JOINERS:
+        return w
+    if word in _KIN_ADJECTIVES:
+        return _possessive_word(text, w)
+    return -1
+
+
+def _word_before(text: str, p: int) -> int:
+    """Start of the word right before ``p`` (blanks between), or -1."""
+    j = p
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == p:
+        return -1
+    k = j
+    while k > 0 and text[k - 1].isalpha():
+        k -= 1
+    return k if k < j and (k == 0 or not text[k - 1].isalnum()) else -1
+
+
+def _possessive_word(text: str, p: int) -> int:
     j = p
     while j > 0 and text[j - 1].isspace():
         j -= 1
@@ -1331,8 +1387,9 @@ def _possessive(text: str, p: int) -> int:
     if j == p or text[j - 1] not in "yrsYRS\u017f":
         return -1
     for word in _POSSESSIVES:
-        if j >= len(word) and text[j - len(word) : j].casefold() == word:
-            return j - len(word)
+        k = j - len(word)
+        if k >= 0 and text[k:j].casefold() == word and (k == 0 or not text[k - 1].isalnum()):
+            return k
     return -1
 
 
