@@ -12,7 +12,7 @@ import bisect
 import itertools
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,6 +162,10 @@ class NameLexicon:
     label_keys: frozenset[str]
     job_words: frozenset[str]
     person_record: regex.Pattern[str]
+    # Names in shapes with no phrase of the lists (``NameDetector._more``).
+    more: Mapping[str, regex.Pattern[str]]
+    # The rest of a list after a name: ", Kenji Watanabe, Olumide Bakare, and Zoë Hartmann".
+    list_rest: regex.Pattern[str]
     # Words that are no name in a text's structure (labels, vocatives, signature lines).
     no_name: frozenset[str]
 
@@ -373,6 +377,12 @@ def load_names(path: Path) -> NameLexicon:
             job_words=frozenset(w["job_words"]),
             # "requested for Igor Lebedev, ssn ...": the comma and the cue after the name.
             person_record=regex.compile(rf",[ \t]*(?i:{alt['person_cues']})(?![\w'])"),
+            more={k: regex.compile(v, regex.MULTILINE) for k, v in _more_shapes(name, alt, w).items()},
+            list_rest=regex.compile(
+                rf"(?:[ \t]*\([^()\r\n]{{1,30}}\))?(?P<and>[ \t]*,[ \t]*(?:and[ \t]+)?|[ \t]+(?:and|&)[ \t]+)"
+                rf"(?P<n>{name(_CASED, 4, 2)})(?:[ \t]*\([^()\r\n]{{1,30}}\))?"
+                r"(?=[ \t]*(?:[,.;:!)]|and\b|&|\r?$)|$)"
+            ),
             no_name=frozenset(
                 x
                 for k in (
@@ -393,6 +403,58 @@ def load_names(path: Path) -> NameLexicon:
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
     return lex
+
+
+_EMAIL_OR_PHONE = r"(?:[\w.+-]+@[\w-]+\.\w|\+?\(?\d[\d ().-]{7,}\d(?!\d))"
+# Tags and keys of a name's parts in XML: <FirstName>Ana</FirstName>, Name="DisplayName".
+_XML_NAME_KEYS = (
+    r"(?i:(?:first|last|given|family|full|display|middle|maiden|legal|sur|customer|client|contact"
+    r"|holder|account|patient|employee|person|recipient|sender|beneficiary|payee|cardholder|owner"
+    r"|guest|passenger)[_-]?name|surname|fullname|beneficiary|payee|recipient|cardholder|holder)"
+)
+# Lists of people after a key: "Our team: Anya Petrova (lead), Kenji Watanabe, ...".
+_PEOPLE_KEYS = (
+    "team", "members", "staff", "crew", "people", "panel", "panelists", "speakers", "volunteers",
+    "family", "kids", "children", "students", "winners", "participants", "hosts", "organizers",
+    "organisers", "committee", "board", "invitees", "present", "absent", "cast", "authors",
+    "owners", "signers", "parents", "roster", "lineup", "approvers", "travelling", "traveling",
+)
+# "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
+_WROTE = regex.compile(
+    r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bschreef|\bha scritto|\bescreveu|\bskrev)[ \t]*:|\bschrieb\b",
+    regex.IGNORECASE,
+)
+
+
+def _more_shapes(name: Callable[..., str], alt: Mapping[str, str], w: Mapping[str, list[str]]) -> dict[str, str]:
+    """Patterns of ``NameDetector._more``: each has a group ``n`` that is the name."""
+    kin = _alternation(w["lower_relations"])
+    people = _alternation(list(_PEOPLE_KEYS))
+    return {
+        # "<FirstName>Ana</FirstName>", '<Data Name="DisplayName">Rosalind Villanueva</Data>'.
+        "xml": rf"<(?P<t>{_XML_NAME_KEYS})>[ \t]*(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=t)>"
+        rf"|<(?P<e>[\w:.-]+)[^<>]*?\b(?i:name)=[\"']{_XML_NAME_KEYS}[\"'][^<>]*>[ \t]*"
+        rf"(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=e)>",
+        # "Customer: Dmitri Volkov, dvolkov@...", "me> Kwame, 901-706-7709", "1. me, Meera
+        # Bakshi-Rao 978.218.7032": a name at a line's start or after a colon, then contact data.
+        "contact": rf"(?:^|(?<=[:>]))[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:(?i:me)[ \t]*[,:][ \t]*)?"
+        rf"(?:{name(_CASED, 3, 2)}[ \t]*[,;]?|{name(_CASED, 1)}[ \t]*[,;])[ \t]*[(<]?(?={_EMAIL_OR_PHONE})",
+        # "Is this Mateo's mom?"
+        "kin_of": rf"(?<![\w'’.-])(?P<n>{_CASED})['’]s[ \t]+(?i:{kin})(?![\w'’-])",
+        # "referral for Kateryna Bondarenko (DOB 1990-...)".
+        "born": rf"(?<![\w'’.-]){name(_CASED, 4, 2)}[ \t]*\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b",
+        # "Nguyen, Bao<TAB>254425800<TAB>...": "Last, First" as a line's first cell.
+        "cell": rf"^[ \t]*(?P<n>{_CASED}(?:[ \t]+{_CASED})?,[ \t]*{_CASED}(?:[ \t]+{_CASED})?)\t",
+        # "Our team: Anya Petrova (lead), ...", "Driver: Beatriz Santos, additional driver ...".
+        "people": rf"(?i:(?<![\w.-])(?:{people}))[ \t]*:[ \t]*{name(_CASED, 3, 2)}"
+        r"(?=[ \t]*(?:[,(;]|and\b|&|\r?$))"
+        rf"|^[ \t>]*(?i:{alt['relations']}|{alt['chat_roles']})[ \t]*:[ \t]*{name(_CASED, 3, 2)}"
+        r"(?=[ \t]*(?:[,(]|\r?$))",
+        # "—Benedikt" as a mail's last line.
+        "dash_sign": rf"^[ \t>]*(?:—|–|--?)[ \t]?{name(_CASED, 3)}[ \t]*\r?\Z",
+        # A name after a reply's verb: "Am 03.03.2025 schrieb Jana Novak:".
+        "wrote_after": rf"(?i:\bschrieb)[ \t]+{name(_CASED, 4)}[ \t]*(?:<[^<>\r\n]*>[ \t]*)?:",
+    }
 
 
 def _inside(phrases: Mapping[str, Sequence[str]]) -> dict[str, tuple[_Inner, ...]]:
@@ -651,7 +713,10 @@ class NameDetector:
             out.extend(self._structure(text))
         if commas:
             out.extend(self._person_records(text, commas))
-        return out
+        out.extend(self._more(text))
+        if out:
+            out.extend(self._list_rest(text, out))
+        return [c for c in out if not self._xml_key(text, *c)]
 
     def _starts(
         self, text: str, hits: CueHits, closings: list[int], commas: list[int] | None = None
@@ -910,6 +975,8 @@ class NameDetector:
         low = " ".join(label.lower().split())
         if low in self.lex.roles or "_" in low or any(c.isdigit() for c in low):
             return True
+        if " " not in low and (_agent_noun(low) or _header_key(low)):
+            return True
         # Letters typed twice count as once ("Customeer", "Aggent").
         return all(
             w in self.lex.roles or _TWICE.sub(r"\1", w) in self.lex.roles for w in _SEPARATORS.split(low) if w
@@ -986,8 +1053,24 @@ class NameDetector:
                     n = None
             else:
                 n = None
+            if n is None:
+                n = self._titled_line(text, *lines[i])
             if n is not None:
                 yield n[0], n[1], "signature_block"
+
+    def _titled_line(self, text: str, a: int, b: int) -> tuple[int, int] | None:
+        """A signature line of a full name and a job title: "Gloria Stanfield, Escrow Officer"."""
+        line = text[a:b]
+        cut = min((k for k in (line.find(","), line.find(" | "), line.find(" - ")) if k > 0), default=-1)
+        if cut < 0:
+            return None
+        tail = _SEPARATORS.split(line[cut:].lower().strip(",|- .").replace(",", " "))
+        if not any(w in self.lex.job_words for w in tail):
+            return None
+        head = line[:cut].rstrip()
+        if self._shaped(head.split(), False, 3, 2):
+            return a, a + len(head)
+        return None
 
     def _transcript(self, text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
         """Speakers' names in a transcript: a line's label that recurs, that carries a role
@@ -1066,6 +1149,118 @@ class NameDetector:
                     pos = head.rfind(word, 0, pos)
                 yield lo + pos, lo + len(head), "record"
 
+    def _more(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Names in shapes that no phrase of the lists starts: XML elements, a name before
+        contact data, a reply's attribution line, "Mateo's mom", a name before "(DOB ...)",
+        "Last, First" as a table's first cell, lists of people, "—Benedikt" at a mail's end."""
+        more = self.lex.more
+        t = self.timeout
+        wanted: list[str] = []
+        if "<" in text and ("ame" in text or "AME" in text or "older" in text):
+            wanted.append("xml")
+        if "@" in text or _has_digit(text):
+            wanted.append("contact")
+        if "'s" in text or "’s" in text:
+            wanted.append("kin_of")
+        if "(" in text:
+            wanted.append("born")
+        if "\t" in text:
+            wanted.append("cell")
+        if ":" in text:
+            wanted.append("people")
+        if "—" in text or "–" in text or "-" in text:
+            wanted.append("dash_sign")
+        for how in wanted:
+            for m in more[how].finditer(text, timeout=t):
+                for s, e in m.spans("n"):
+                    words = text[s:e].replace(",", " ").split()
+                    if how == "xml" and _CAPS_WORD.fullmatch(words[0] if words else "") is not None:
+                        if all(_CAPS_WORD.fullmatch(x) for x in words):
+                            yield s, e, how
+                        continue
+                    if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
+                        yield s, e, how
+        if ":" in text:
+            yield from self._wrote(text)
+
+    def _signs(self, text: str, s: int) -> bool:
+        """Whether "—Name" at ``s`` ends a mail that is no list of "- item" lines."""
+        start = text.rfind("\n", 0, s) + 1
+        if text[start:s].strip(" \t>") not in ("-",):
+            return True
+        prev = text.rfind("\n", 0, max(start - 1, 0))
+        return not text[prev + 1 : start].lstrip(" \t>").startswith("-")
+
+    def _wrote(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
+        "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:"."""
+        for m in _WROTE.finditer(text, timeout=self.timeout):
+            s = text.rfind("\n", 0, m.start()) + 1
+            if text[m.start() : m.start() + 1] in "sS":
+                n = self.lex.more["wrote_after"].match(text, m.start(), timeout=self.timeout)
+                if n is not None and self._shaped(text[n.start("n") : n.end("n")].split(), False, 4):
+                    yield n.start("n"), n.end("n"), "wrote"
+            head = text[s : m.start()].rstrip()
+            # An address or a quoted display name before the verb: <t@x.com>, "Trevor".
+            if head.endswith(">") and "<" in head:
+                head = head[: head.rfind("<")].rstrip()
+            head = head.rstrip("\"'").rstrip()
+            taken: list[str] = []
+            for word in reversed(head.split()):
+                if word in self.lex.particles and taken:
+                    taken.append(word)
+                    continue
+                if (
+                    len(taken) >= 4
+                    or word.lower() in self.lex.no_name
+                    or (_CASED_WORD.fullmatch(word.strip("\"'")) is None and _INITIAL.fullmatch(word) is None)
+                ):
+                    break
+                taken.append(word)
+            while taken and (taken[-1] in self.lex.particles or _INITIAL.fullmatch(taken[-1])):
+                taken.pop()
+            if taken:
+                end = s + len(head)
+                pos = len(head)
+                for word in taken:
+                    pos = head.rfind(word, 0, pos)
+                yield s + pos + (head[pos] in "\"'"), end, "wrote"
+
+    def _list_rest(self, text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+        """The rest of a list after a found name: "Anya Petrova (lead), Kenji Watanabe, Olumide
+        Bakare, and Zoë Hartmann-Klein". Full names only, and only a list that ends in "and"
+        or has two names more ("Jane Roe, San Francisco, CA" is no list)."""
+        for _s, e, how in found:
+            if how == "recurring":
+                continue
+            rest: list[tuple[int, int]] = []
+            ended = False
+            pos = e
+            while len(rest) < 12:
+                m = self.lex.list_rest.match(text, pos, timeout=self.timeout)
+                if m is None or not self._shaped(text[m.start("n") : m.end("n")].split(), False, 4):
+                    break
+                if self._trim(text, m.start("n"), m.end("n")) != m.end("n"):
+                    break
+                rest.append(m.span("n"))
+                ended = "and" in m.group("and") or "&" in m.group("and")
+                pos = m.end()
+                if ended:
+                    break
+            if rest and (ended or len(rest) >= 2):
+                for a, b in rest:
+                    yield a, b, "list"
+
+    def _xml_key(self, text: str, s: int, e: int, how: str) -> bool:
+        """Whether a field's value is the name of a field in an XML tag: <Data Name="LogonType">."""
+        if how != "field" or s < 2 or text[s - 1] not in "\"'" or "=" not in text[s - 2 : s]:
+            return False
+        tag = text.rfind("<", 0, s)
+        if tag < 0 or ">" in text[tag:s] or "\n" in text[tag:s]:
+            return False
+        value = text[s:e]
+        return " " not in value and any(c.isupper() for c in value[1:])
+
     def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
@@ -1142,6 +1337,7 @@ _TWICE = re.compile(r"(.)\1")
 _CASED_WORD = regex.compile(_CASED)
 _LOWER_WORD = regex.compile(_LOWER)
 _INITIAL = regex.compile(r"\p{Lu}\.")
+_CAPS_WORD = regex.compile(_CAPS)
 # A line's speaker label in a transcript: "[22:05] henrike schäfer:", "Avi P.:", "João (support):".
 _LABEL_LINE = regex.compile(
     r"[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]*)?"
@@ -1161,6 +1357,39 @@ def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
         return m.group("who"), m.end()
     q = _QUOTE.match(text, s, e)
     return None, q.end() if q is not None else s
+
+
+# Endings of English agent nouns that first names hardly have: "Preparer", "Player",
+# "Pharmacist", "Coordinator", "Applicant" (not "Peter", "Oliver", "Heather", "Vincent").
+_AGENT_ENDINGS = ("rer", "yer", "ller", "ist", "cian", "arian", "ator", "itor", "ssor", "eer")
+_AGENT_LONG_ENDINGS = (("ee", 6), ("ant", 7), ("ent", 8), ("ctor", 8), ("ster", 8), ("uster", 6))
+# Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
+_HEADER_WORDS = frozenset(
+    "content type length encoding accept language request id user agent cache control forwarded "
+    "for host origin referer referrer authorization cookie set connection keep alive transfer "
+    "range etag modified since match none retry after location vary via server trace "
+    "correlation api key token real ip proto frame options security policy strict transport "
+    "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
+    "dnt sec fetch mode site dest disposition message mime version reply return path received "
+    "priority mailer spam status tenant session client span parent".split()
+)
+
+
+def _agent_noun(word: str) -> bool:
+    """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
+    if len(word) < 5 or word in ("sawyer", "dwyer", "tyler", "skyler"):
+        return False
+    return word.endswith(_AGENT_ENDINGS) or any(
+        len(word) >= n and word.endswith(end) for end, n in _AGENT_LONG_ENDINGS
+    )
+
+
+def _header_key(word: str) -> bool:
+    """Whether a hyphenated label is a header's key ("content-type", "x-request-id")."""
+    parts = word.split("-")
+    if len(parts) < 2:
+        return False
+    return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
 
 
 def _has_digit(text: str) -> bool:
