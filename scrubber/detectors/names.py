@@ -156,6 +156,7 @@ class NameLexicon:
     common: frozenset[str]
     log_words: frozenset[str]
     lower_relations: frozenset[str]
+    relations: frozenset[str]
     # Chat roles (and their slips: "Custmer"), keys that stand like labels, words of a job
     # title under a signature, and a name before ", ssn ..." in running text.
     roles: frozenset[str]
@@ -372,6 +373,7 @@ def load_names(path: Path) -> NameLexicon:
             common=frozenset(w["common_words"]) | frozenset(w["relations"]),
             log_words=frozenset(w["log_words"]),
             lower_relations=frozenset(w["lower_relations"]),
+            relations=frozenset(w["relations"]),
             roles=frozenset(with_slips(w["chat_roles"])) | {_TWICE.sub(r"\1", r) for r in w["chat_roles"]},
             label_keys=frozenset(w["label_keys"]),
             job_words=frozenset(w["job_words"]),
@@ -419,6 +421,17 @@ _PEOPLE_KEYS = (
     "organisers", "committee", "board", "invitees", "present", "absent", "cast", "authors",
     "owners", "signers", "parents", "roster", "lineup", "approvers", "travelling", "traveling",
 )
+# Cheap hints of the shapes of ``NameDetector._more`` (plain ``re``: a linear scan).
+_XML_HINT = re.compile(r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)")
+_CONTACT_HINT = re.compile(r"[\w.+-]+@[\w-]+\.\w|\+?\(?\d[\d ().-]{7,}\d")
+_KIN_HINT = re.compile(r"['’]s[ \t]+(\w+)")
+_BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
+_CELL_HINT = re.compile(r"^[ \t]*[^\W\d_][^,\t\n]{0,40},[^,\t\n]{1,40}\t", re.MULTILINE)
+_PEOPLE_HINT = re.compile(
+    r"(?i)(?<![\w.-])(?:" + "|".join(_PEOPLE_KEYS) + r")[ \t]*:[ \t]*[^\W\d_]"
+)
+_ROLE_KEY_HINT = re.compile(r"^[ \t>]*([^\W\d_][\w-]*)[ \t]*:[ \t]*[A-Z][a-z]+[ \t]+[A-Z]", re.MULTILINE)
+_WROTE_HINT = re.compile(r"(?i)wrote|crit|schrieb|escrib|schreef|scritto|escreveu|skrev")
 # "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
 _WROTE = regex.compile(
     r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bschreef|\bha scritto|\bescreveu|\bskrev)[ \t]*:|\bschrieb\b",
@@ -444,14 +457,13 @@ def _more_shapes(name: Callable[..., str], alt: Mapping[str, str], w: Mapping[st
         # "referral for Kateryna Bondarenko (DOB 1990-...)".
         "born": rf"(?<![\w'’.-]){name(_CASED, 4, 2)}[ \t]*\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b",
         # "Nguyen, Bao<TAB>254425800<TAB>...": "Last, First" as a line's first cell.
-        "cell": rf"^[ \t]*(?P<n>{_CASED}(?:[ \t]+{_CASED})?,[ \t]*{_CASED}(?:[ \t]+{_CASED})?)\t",
+        "cell": rf"[ \t]*(?P<n>{_CASED}(?:[ \t]+{_CASED})?,[ \t]*{_CASED}(?:[ \t]+{_CASED})?)\t",
         # "Our team: Anya Petrova (lead), ...", "Driver: Beatriz Santos, additional driver ...".
         "people": rf"(?i:(?<![\w.-])(?:{people}))[ \t]*:[ \t]*{name(_CASED, 3, 2)}"
-        r"(?=[ \t]*(?:[,(;]|and\b|&|\r?$))"
-        rf"|^[ \t>]*(?i:{alt['relations']}|{alt['chat_roles']})[ \t]*:[ \t]*{name(_CASED, 3, 2)}"
-        r"(?=[ \t]*(?:[,(]|\r?$))",
+        r"(?=[ \t]*(?:[,(;]|and\b|&|\r?$))",
+        "role_key": rf"[ \t>]*[\w-]+[ \t]*:[ \t]*{name(_CASED, 3, 2)}(?=[ \t]*(?:[,(]|\r?$))",
         # "—Benedikt" as a mail's last line.
-        "dash_sign": rf"^[ \t>]*(?:—|–|--?)[ \t]?{name(_CASED, 3)}[ \t]*\r?\Z",
+        "dash_sign": rf"[ \t>]*(?:—|–|--?)[ \t]?{name(_CASED, 3)}[ \t]*\r?\n?\Z",
         # A name after a reply's verb: "Am 03.03.2025 schrieb Jana Novak:".
         "wrote_after": rf"(?i:\bschrieb)[ \t]+{name(_CASED, 4)}[ \t]*(?:<[^<>\r\n]*>[ \t]*)?:",
     }
@@ -546,6 +558,8 @@ class NameDetector:
         self._lower = frozenset(lexicon.exact.lower)
         # The relations a name may follow without a comma, on a line without capitals.
         self._kin = frozenset(_phrase(r) for r in lexicon.lower_relations)
+        # Keys of a line that say whose name follows: "Driver: Beatriz Santos".
+        self._role_keys = lexicon.roles | lexicon.relations
 
     def detect(self, text: str) -> list[Finding]:
         try:
@@ -1152,35 +1166,65 @@ class NameDetector:
     def _more(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Names in shapes that no phrase of the lists starts: XML elements, a name before
         contact data, a reply's attribution line, "Mateo's mom", a name before "(DOB ...)",
-        "Last, First" as a table's first cell, lists of people, "—Benedikt" at a mail's end."""
+        "Last, First" as a table's first cell, lists of people, "—Benedikt" at a mail's end.
+
+        Each shape has a cheap hint (a plain ``re`` scan or a substring) that it needs; its
+        pattern runs only where the hint is, anchored there.
+        """
         more = self.lex.more
         t = self.timeout
-        wanted: list[str] = []
-        if "<" in text and ("ame" in text or "AME" in text or "older" in text):
-            wanted.append("xml")
+        at: list[tuple[str, int, int]] = []  # (shape, start, end) where a pattern may match
+        if "<" in text:
+            at.extend(("xml", m.start(), len(text)) for m in _XML_HINT.finditer(text))
         if "@" in text or _has_digit(text):
-            wanted.append("contact")
+            line = -1
+            for m in _CONTACT_HINT.finditer(text):
+                j = m.start()
+                while j > 0 and text[j - 1] in " \t(<,;":
+                    j -= 1
+                ls = text.rfind("\n", 0, j) + 1
+                if j > ls and text[j - 1].isalpha() and ls != line:
+                    line = ls
+                    at.append(("contact", ls, m.end()))
         if "'s" in text or "’s" in text:
-            wanted.append("kin_of")
+            for m in _KIN_HINT.finditer(text):
+                if m.group(1).lower() in self.lex.lower_relations:
+                    k = m.start()
+                    while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
+                        k -= 1
+                    at.append(("kin_of", k, m.end()))
         if "(" in text:
-            wanted.append("born")
+            for m in _BORN_HINT.finditer(text):
+                ls = text.rfind("\n", 0, m.start()) + 1
+                at.append(("born", max(ls, m.start() - 120), m.end()))
         if "\t" in text:
-            wanted.append("cell")
+            at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
         if ":" in text:
-            wanted.append("people")
-        if "—" in text or "–" in text or "-" in text:
-            wanted.append("dash_sign")
-        for how in wanted:
-            for m in more[how].finditer(text, timeout=t):
-                for s, e in m.spans("n"):
-                    words = text[s:e].replace(",", " ").split()
-                    if how == "xml" and _CAPS_WORD.fullmatch(words[0] if words else "") is not None:
-                        if all(_CAPS_WORD.fullmatch(x) for x in words):
-                            yield s, e, how
-                        continue
-                    if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
+            at.extend(("people", m.start(), len(text)) for m in _PEOPLE_HINT.finditer(text))
+            for m in _ROLE_KEY_HINT.finditer(text):
+                if m.group(1).lower() in self._role_keys:
+                    at.append(("role_key", m.start(), len(text)))
+        last = text.rstrip().rfind("\n") + 1
+        if text[last:].lstrip(" \t>")[:1] in ("—", "–", "-"):
+            at.append(("dash_sign", last, len(text)))
+        for how, a, b in at:
+            pattern = more[how]
+            found = (
+                pattern.search(text, a, b, timeout=t)
+                if how in ("contact", "born")
+                else pattern.match(text, a, b, timeout=t)
+            )
+            if found is None:
+                continue
+            for s, e in found.spans("n"):
+                words = text[s:e].replace(",", " ").split()
+                if how == "xml" and _CAPS_WORD.fullmatch(words[0] if words else "") is not None:
+                    if all(_CAPS_WORD.fullmatch(x) for x in words):
                         yield s, e, how
-        if ":" in text:
+                    continue
+                if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
+                    yield s, e, how
+        if ":" in text and _WROTE_HINT.search(text) is not None:
             yield from self._wrote(text)
 
     def _signs(self, text: str, s: int) -> bool:
