@@ -415,34 +415,38 @@ _XML_NAME_KEYS = (
     r"|guest|passenger)[_-]?name|surname|fullname|beneficiary|payee|recipient|cardholder|holder)"
 )
 # Lists of people after a key: "Our team: Anya Petrova (lead), Kenji Watanabe, ...".
-_PEOPLE_KEYS = (
+_PEOPLE_KEYS = frozenset((
     "team", "members", "staff", "crew", "people", "panel", "panelists", "speakers", "volunteers",
     "family", "kids", "children", "students", "winners", "participants", "hosts", "organizers",
     "organisers", "committee", "board", "invitees", "present", "absent", "cast", "authors",
     "owners", "signers", "parents", "roster", "lineup", "approvers", "travelling", "traveling",
-)
+))
 # Cheap hints of the shapes of ``NameDetector._more`` (plain ``re``: a linear scan).
 _XML_HINT = re.compile(r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)")
-_CONTACT_HINT = re.compile(r"[\w.+-]+@[\w-]+\.\w|\+?\(?\d[\d ().-]{7,}\d")
+_PHONE_HINT = re.compile(r"\d[\d ().-]{7,}\d")
 _KIN_HINT = re.compile(r"['’]s[ \t]+(\w+)")
 _BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
 _CELL_HINT = re.compile(r"^[ \t]*[^\W\d_][^,\t\n]{0,40},[^,\t\n]{1,40}\t", re.MULTILINE)
-_PEOPLE_HINT = re.compile(
-    r"(?i)(?<![\w.-])(?:" + "|".join(_PEOPLE_KEYS) + r")[ \t]*:[ \t]*[^\W\d_]"
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-Ž"
+_TWO_WORDS = re.compile(rf"[{_UPPER}][\w'’.-]*[ \t]+(?:[a-z]+[ \t]+){{0,2}}[{_UPPER}]")
+# What a name before contact data starts with: capitalised words, then the data's first sign.
+_CONTACT_LEAD = re.compile(
+    rf"[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:[Mm]e[ \t]*[,:][ \t]*)?(?:[{_UPPER}][\w'’.-]*[ \t]+){{0,3}}"
+    rf"[{_UPPER}][\w'’-]*[,;]?[ \t]+[(<]?(?:\+?\(?\d[\d ().-]{{6,}}\d|[\w.+-]+@)"
 )
-_ROLE_KEY_HINT = re.compile(r"^[ \t>]*([^\W\d_][\w-]*)[ \t]*:[ \t]*[A-Z][a-z]+[ \t]+[A-Z]", re.MULTILINE)
-_WROTE_HINT = re.compile(r"(?i)wrote|crit|schrieb|escrib|schreef|scritto|escreveu|skrev")
+# A colon or ">" before a key's value of two capitalised words or a name and contact data.
+_ANCHOR = re.compile(rf"[:>][ \t]*[{_UPPER}]")
+_DIGIT_OR_AT = re.compile(r"[\d@]")
+_NEWLINE = re.compile(r"\n[ \t>]*")
+_ME_COMMA = re.compile(r"\b[Mm]e,[ \t]*")
 # "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
-_WROTE = regex.compile(
-    r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bschreef|\bha scritto|\bescreveu|\bskrev)[ \t]*:|\bschrieb\b",
-    regex.IGNORECASE,
-)
+_WROTE = re.compile(r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bha scritto)[ \t]*:|\bschrieb\b")
 
 
 def _more_shapes(name: Callable[..., str], alt: Mapping[str, str], w: Mapping[str, list[str]]) -> dict[str, str]:
     """Patterns of ``NameDetector._more``: each has a group ``n`` that is the name."""
     kin = _alternation(w["lower_relations"])
-    people = _alternation(list(_PEOPLE_KEYS))
+    people = _alternation(sorted(_PEOPLE_KEYS))
     return {
         # "<FirstName>Ana</FirstName>", '<Data Name="DisplayName">Rosalind Villanueva</Data>'.
         "xml": rf"<(?P<t>{_XML_NAME_KEYS})>[ \t]*(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=t)>"
@@ -450,7 +454,7 @@ def _more_shapes(name: Callable[..., str], alt: Mapping[str, str], w: Mapping[st
         rf"(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=e)>",
         # "Customer: Dmitri Volkov, dvolkov@...", "me> Kwame, 901-706-7709", "1. me, Meera
         # Bakshi-Rao 978.218.7032": a name at a line's start or after a colon, then contact data.
-        "contact": rf"(?:^|(?<=[:>]))[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:(?i:me)[ \t]*[,:][ \t]*)?"
+        "contact": rf"[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:(?i:me)[ \t]*[,:][ \t]*)?"
         rf"(?:{name(_CASED, 3, 2)}[ \t]*[,;]?|{name(_CASED, 1)}[ \t]*[,;])[ \t]*[(<]?(?={_EMAIL_OR_PHONE})",
         # "Is this Mateo's mom?"
         "kin_of": rf"(?<![\w'’.-])(?P<n>{_CASED})['’]s[ \t]+(?i:{kin})(?![\w'’-])",
@@ -1176,16 +1180,36 @@ class NameDetector:
         at: list[tuple[str, int, int]] = []  # (shape, start, end) where a pattern may match
         if "<" in text:
             at.extend(("xml", m.start(), len(text)) for m in _XML_HINT.finditer(text))
-        if "@" in text or _has_digit(text):
-            line = -1
-            for m in _CONTACT_HINT.finditer(text):
-                j = m.start()
-                while j > 0 and text[j - 1] in " \t(<,;":
+        # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
+        # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
+        anchors = [m.end() - 1 for m in _ANCHOR.finditer(text)] if ":" in text or ">" in text else []
+        for k in anchors:
+            c = k - 1
+            while text[c] in " \t":
+                c -= 1
+            if text[c] == ":" and _TWO_WORDS.match(text, k) is not None:
+                j = c
+                while j > 0 and text[j - 1] in " \t":
                     j -= 1
-                ls = text.rfind("\n", 0, j) + 1
-                if j > ls and text[j - 1].isalpha() and ls != line:
-                    line = ls
-                    at.append(("contact", ls, m.end()))
+                w = j
+                while w > 0 and (text[w - 1].isalnum() or text[w - 1] in "_-"):
+                    w -= 1
+                key = text[w:j].lower()
+                if key in _PEOPLE_KEYS:
+                    at.append(("people", w, len(text)))
+                elif key in self._role_keys and _label_start(text, w) >= 0:
+                    at.append(("role_key", text.rfind("\n", 0, w) + 1, len(text)))
+        # Contact data after a name at a line's start, after a colon or ">", or after "me,".
+        if _DIGIT_OR_AT.search(text) is not None:
+            starts = [0, *anchors]
+            if "\n" in text:
+                starts.extend(m.end() for m in _NEWLINE.finditer(text))
+            if "me," in text:
+                starts.extend(m.end() for m in _ME_COMMA.finditer(text))
+            for k in sorted(set(starts)) if len(starts) > 1 else starts:
+                if _CONTACT_LEAD.match(text, k) is not None:
+                    eol = text.find("\n", k)
+                    at.append(("contact", k, len(text) if eol < 0 else eol))
         if "'s" in text or "’s" in text:
             for m in _KIN_HINT.finditer(text):
                 if m.group(1).lower() in self.lex.lower_relations:
@@ -1199,19 +1223,15 @@ class NameDetector:
                 at.append(("born", max(ls, m.start() - 120), m.end()))
         if "\t" in text:
             at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
-        if ":" in text:
-            at.extend(("people", m.start(), len(text)) for m in _PEOPLE_HINT.finditer(text))
-            for m in _ROLE_KEY_HINT.finditer(text):
-                if m.group(1).lower() in self._role_keys:
-                    at.append(("role_key", m.start(), len(text)))
-        last = text.rstrip().rfind("\n") + 1
-        if text[last:].lstrip(" \t>")[:1] in ("—", "–", "-"):
+        end = len(text.rstrip()) if text[-1:].isspace() else len(text)
+        last = text.rfind("\n", 0, end) + 1
+        if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
             at.append(("dash_sign", last, len(text)))
         for how, a, b in at:
             pattern = more[how]
             found = (
                 pattern.search(text, a, b, timeout=t)
-                if how in ("contact", "born")
+                if how == "born"
                 else pattern.match(text, a, b, timeout=t)
             )
             if found is None:
@@ -1224,8 +1244,28 @@ class NameDetector:
                     continue
                 if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
                     yield s, e, how
-        if ":" in text and _WROTE_HINT.search(text) is not None:
+        if ":" in text and ("wrote" in text or "crit" in text or "schrieb" in text or "escri" in text):
             yield from self._wrote(text)
+
+    def _contact_data(self, text: str) -> list[int]:
+        """Where an e-mail address ("a.b@x.de", from its local part) or a phone number starts."""
+        out: list[int] = []
+        at = text.find("@")
+        while at > 0:
+            k = at
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] in "._+-"):
+                k -= 1
+            if k < at and text[at + 1 : at + 2].isalnum():
+                out.append(k)
+            at = text.find("@", at + 1)
+        if _has_digit(text):
+            for m in _PHONE_HINT.finditer(text):
+                k = m.start()
+                while k > 0 and text[k - 1] in "+(":
+                    k -= 1
+                out.append(k)
+            out.sort()
+        return out
 
     def _signs(self, text: str, s: int) -> bool:
         """Whether "—Name" at ``s`` ends a mail that is no list of "- item" lines."""
@@ -1238,7 +1278,7 @@ class NameDetector:
     def _wrote(self, text: str) -> Iterator[tuple[int, int, str]]:
         """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
         "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:"."""
-        for m in _WROTE.finditer(text, timeout=self.timeout):
+        for m in _WROTE.finditer(text):
             s = text.rfind("\n", 0, m.start()) + 1
             if text[m.start() : m.start() + 1] in "sS":
                 n = self.lex.more["wrote_after"].match(text, m.start(), timeout=self.timeout)
