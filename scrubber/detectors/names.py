@@ -53,6 +53,7 @@ _LISTS = (
     "label_keys",
     "job_words",
     "person_cues",
+    "not_persons",
 )
 # Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
 # (one letter left out or two swapped, in words of five letters or more) count too.
@@ -75,8 +76,25 @@ _EOL = r"[ \t]*\r?$"
 _POSSESSIVES = ("my", "our", "his", "her", "their")
 # Words between them: "my late father", "the other driver", "my two kids".
 _KIN_ADJECTIVES = (
-    "other", "late", "two", "three", "four", "elder", "older", "younger", "little", "big", "new",
-    "former", "current", "previous", "second", "eldest", "youngest", "beloved", "only",
+    "other",
+    "late",
+    "two",
+    "three",
+    "four",
+    "elder",
+    "older",
+    "younger",
+    "little",
+    "big",
+    "new",
+    "former",
+    "current",
+    "previous",
+    "second",
+    "eldest",
+    "youngest",
+    "beloved",
+    "only",
 )
 # Words before a relation that need a full name after it: "and grandpa Tariq Ahmed".
 _KIN_JOINERS = ("and", "additional")
@@ -157,6 +175,8 @@ class NameLexicon:
     log_words: frozenset[str]
     lower_relations: frozenset[str]
     relations: frozenset[str]
+    # Words of animals and things before "named" ("a cat named Biscuit").
+    not_persons: frozenset[str]
     # Chat roles (and their slips: "Custmer"), keys that stand like labels, words of a job
     # title under a signature, and a name before ", ssn ..." in running text.
     roles: frozenset[str]
@@ -235,7 +255,8 @@ def load_names(path: Path) -> NameLexicon:
             # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
             rf"(?:(?P<n>{word}(?:[ \t]+{word})?,[ \t]*{word}(?:[ \t]+{word})?)(?=[ \t]*(?:[(.;]|\r?$))"
-            rf"|{title}{name(word, lead=True)}{end}(?:{also}{end})?|{name(word, lead=True)}{end}(?:{also}{end})?)",
+            rf"|{title}{name(word, lead=True)}{end}(?:{also}{end})?"
+            rf"|{name(word, lead=True)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
             # "my husband's name, Yuting Liu".
@@ -246,8 +267,12 @@ def load_names(path: Path) -> NameLexicon:
             rf"|(?i:\b(?:and|additional)\s+(?:{alt['relations']}))\s*{comma}\s+{name(word, 4, 2)}{end}"
             rf"|(?i:\bthe\s+{adj}(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)])"
             # "the other driver was Hyun-woo Park": a full name.
-            + ("" if lower_line else rf"|(?i:\b(?:{mine}|the)\s+{adj}(?:{alt['relations']})\s+(?:was|is)\s+)"
-            rf"{name(word, 4, 2)}{end}")
+            + (
+                ""
+                if lower_line
+                else rf"|(?i:\b(?:{mine}|the)\s+{adj}(?:{alt['relations']})\s+(?:was|is)\s+)"
+                rf"{name(word, 4, 2)}{end}"
+            )
             + ")",
             # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
             "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
@@ -374,6 +399,7 @@ def load_names(path: Path) -> NameLexicon:
             log_words=frozenset(w["log_words"]),
             lower_relations=frozenset(w["lower_relations"]),
             relations=frozenset(w["relations"]),
+            not_persons=frozenset(w["not_persons"]),
             roles=frozenset(with_slips(w["chat_roles"])) | {_TWICE.sub(r"\1", r) for r in w["chat_roles"]},
             label_keys=frozenset(w["label_keys"]),
             job_words=frozenset(w["job_words"]),
@@ -415,14 +441,47 @@ _XML_NAME_KEYS = (
     r"|guest|passenger)[_-]?name|surname|fullname|beneficiary|payee|recipient|cardholder|holder)"
 )
 # Lists of people after a key: "Our team: Anya Petrova (lead), Kenji Watanabe, ...".
-_PEOPLE_KEYS = frozenset((
-    "team", "members", "staff", "crew", "people", "panel", "panelists", "speakers", "volunteers",
-    "family", "kids", "children", "students", "winners", "participants", "hosts", "organizers",
-    "organisers", "committee", "board", "invitees", "present", "absent", "cast", "authors",
-    "owners", "signers", "parents", "roster", "lineup", "approvers", "travelling", "traveling",
-))
+_PEOPLE_KEYS = frozenset(
+    (
+        "team",
+        "members",
+        "staff",
+        "crew",
+        "people",
+        "panel",
+        "panelists",
+        "speakers",
+        "volunteers",
+        "family",
+        "kids",
+        "children",
+        "students",
+        "winners",
+        "participants",
+        "hosts",
+        "organizers",
+        "organisers",
+        "committee",
+        "board",
+        "invitees",
+        "present",
+        "absent",
+        "cast",
+        "authors",
+        "owners",
+        "signers",
+        "parents",
+        "roster",
+        "lineup",
+        "approvers",
+        "travelling",
+        "traveling",
+    )
+)
 # Cheap hints of the shapes of ``NameDetector._more`` (plain ``re``: a linear scan).
-_XML_HINT = re.compile(r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)")
+_XML_HINT = re.compile(
+    r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)"
+)
 _PHONE_HINT = re.compile(r"\d[\d ().-]{7,}\d")
 _KIN_HINT = re.compile(r"['’]s[ \t]+(\w+)")
 _BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
@@ -435,15 +494,16 @@ _CONTACT_LEAD = re.compile(
     rf"[{_UPPER}][\w'’-]*[,;]?[ \t]+[(<]?(?:\+?\(?\d[\d ().-]{{6,}}\d|[\w.+-]+@)"
 )
 # A colon or ">" before a key's value of two capitalised words or a name and contact data.
-_ANCHOR = re.compile(rf"[:>][ \t]*[{_UPPER}]")
-_DIGIT_OR_AT = re.compile(r"[\d@]")
+
 _NEWLINE = re.compile(r"\n[ \t>]*")
 _ME_COMMA = re.compile(r"\b[Mm]e,[ \t]*")
 # "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
 _WROTE = re.compile(r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bha scritto)[ \t]*:|\bschrieb\b")
 
 
-def _more_shapes(name: Callable[..., str], alt: Mapping[str, str], w: Mapping[str, list[str]]) -> dict[str, str]:
+def _more_shapes(
+    name: Callable[..., str], alt: Mapping[str, str], w: Mapping[str, list[str]]
+) -> dict[str, str]:
     """Patterns of ``NameDetector._more``: each has a group ``n`` that is the name."""
     kin = _alternation(w["lower_relations"])
     people = _alternation(sorted(_PEOPLE_KEYS))
@@ -732,9 +792,10 @@ class NameDetector:
         if commas:
             out.extend(self._person_records(text, commas))
         out.extend(self._more(text))
-        if out:
-            out.extend(self._list_rest(text, out))
-        return [c for c in out if not self._xml_key(text, *c)]
+        if not out:
+            return out
+        out.extend(self._list_rest(text, out))
+        return [c for c in out if not self._xml_key(text, *c) and not self._not_person(text, *c)]
 
     def _starts(
         self, text: str, hits: CueHits, closings: list[int], commas: list[int] | None = None
@@ -1167,66 +1228,22 @@ class NameDetector:
                     pos = head.rfind(word, 0, pos)
                 yield lo + pos, lo + len(head), "record"
 
-    def _more(self, text: str) -> Iterator[tuple[int, int, str]]:
+    def _more(self, text: str) -> list[tuple[int, int, str]]:
         """Names in shapes that no phrase of the lists starts: XML elements, a name before
         contact data, a reply's attribution line, "Mateo's mom", a name before "(DOB ...)",
         "Last, First" as a table's first cell, lists of people, "—Benedikt" at a mail's end.
 
-        Each shape has a cheap hint (a plain ``re`` scan or a substring) that it needs; its
-        pattern runs only where the hint is, anchored there.
+        Each shape has a cheap hint (a substring, or a plain ``re`` scan where one is there)
+        that it needs; its pattern runs only where the hint is, anchored there.
         """
+        at = self._hints(text)
+        out: list[tuple[int, int, str]] = []
+        if ":" in text and ("wrote" in text or "crit" in text or "schrieb" in text or "escri" in text):
+            out.extend(self._wrote(text))
+        if not at:
+            return out
         more = self.lex.more
         t = self.timeout
-        at: list[tuple[str, int, int]] = []  # (shape, start, end) where a pattern may match
-        if "<" in text:
-            at.extend(("xml", m.start(), len(text)) for m in _XML_HINT.finditer(text))
-        # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
-        # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
-        anchors = [m.end() - 1 for m in _ANCHOR.finditer(text)] if ":" in text or ">" in text else []
-        for k in anchors:
-            c = k - 1
-            while text[c] in " \t":
-                c -= 1
-            if text[c] == ":" and _TWO_WORDS.match(text, k) is not None:
-                j = c
-                while j > 0 and text[j - 1] in " \t":
-                    j -= 1
-                w = j
-                while w > 0 and (text[w - 1].isalnum() or text[w - 1] in "_-"):
-                    w -= 1
-                key = text[w:j].lower()
-                if key in _PEOPLE_KEYS:
-                    at.append(("people", w, len(text)))
-                elif key in self._role_keys and _label_start(text, w) >= 0:
-                    at.append(("role_key", text.rfind("\n", 0, w) + 1, len(text)))
-        # Contact data after a name at a line's start, after a colon or ">", or after "me,".
-        if _DIGIT_OR_AT.search(text) is not None:
-            starts = [0, *anchors]
-            if "\n" in text:
-                starts.extend(m.end() for m in _NEWLINE.finditer(text))
-            if "me," in text:
-                starts.extend(m.end() for m in _ME_COMMA.finditer(text))
-            for k in sorted(set(starts)) if len(starts) > 1 else starts:
-                if _CONTACT_LEAD.match(text, k) is not None:
-                    eol = text.find("\n", k)
-                    at.append(("contact", k, len(text) if eol < 0 else eol))
-        if "'s" in text or "’s" in text:
-            for m in _KIN_HINT.finditer(text):
-                if m.group(1).lower() in self.lex.lower_relations:
-                    k = m.start()
-                    while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
-                        k -= 1
-                    at.append(("kin_of", k, m.end()))
-        if "(" in text:
-            for m in _BORN_HINT.finditer(text):
-                ls = text.rfind("\n", 0, m.start()) + 1
-                at.append(("born", max(ls, m.start() - 120), m.end()))
-        if "\t" in text:
-            at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
-        end = len(text.rstrip()) if text[-1:].isspace() else len(text)
-        last = text.rfind("\n", 0, end) + 1
-        if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
-            at.append(("dash_sign", last, len(text)))
         for how, a, b in at:
             pattern = more[how]
             found = (
@@ -1240,12 +1257,75 @@ class NameDetector:
                 words = text[s:e].replace(",", " ").split()
                 if how == "xml" and _CAPS_WORD.fullmatch(words[0] if words else "") is not None:
                     if all(_CAPS_WORD.fullmatch(x) for x in words):
-                        yield s, e, how
+                        out.append((s, e, how))
                     continue
                 if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
-                    yield s, e, how
-        if ":" in text and ("wrote" in text or "crit" in text or "schrieb" in text or "escri" in text):
-            yield from self._wrote(text)
+                    out.append((s, e, how))
+        return out
+
+    def _hints(self, text: str) -> list[tuple[str, int, int]]:
+        """Where the patterns of ``_more`` may match: (shape, start, end)."""
+        at: list[tuple[str, int, int]] = []
+        size = len(text)
+        if "<" in text:
+            at.extend(("xml", m.start(), size) for m in _XML_HINT.finditer(text))
+        # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
+        # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
+        starts: list[int] = []
+        for sign in (": ", "> "):
+            p = text.find(sign)
+            while p >= 0:
+                k = p + 2
+                while text[k : k + 1] in (" ", "\t"):
+                    k += 1
+                p = text.find(sign, k)
+                if not (text[k : k + 1].isupper() and text[k + 1 : k + 2].isalpha()):
+                    continue
+                starts.append(k)
+                if sign == ": " and _TWO_WORDS.match(text, k) is not None:
+                    j = k - 2
+                    while text[j] != ":":
+                        j -= 1
+                    while j > 0 and text[j - 1] in " \t":
+                        j -= 1
+                    w = j
+                    while w > 0 and (text[w - 1].isalnum() or text[w - 1] in "_-"):
+                        w -= 1
+                    key = text[w:j].lower()
+                    if key in _PEOPLE_KEYS:
+                        at.append(("people", w, size))
+                    elif key in self._role_keys and _label_start(text, w) >= 0:
+                        at.append(("role_key", text.rfind("\n", 0, w) + 1, size))
+        # Contact data after a name at a line's start, after a colon or ">", or after "me,".
+        head = text[:1]
+        if (head.isupper() or head.isdigit() or head in (">", "m", "M", " ")) and _may_lead(text, 0):
+            starts.append(0)
+        if "\n" in text:
+            starts.extend(m.end() for m in _NEWLINE.finditer(text) if _may_lead(text, m.end()))
+            end = len(text.rstrip()) if text[-1].isspace() else size
+            last = text.rfind("\n", 0, end) + 1
+            if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
+                at.append(("dash_sign", last, size))
+        if "me," in text:
+            starts.extend(m.end() for m in _ME_COMMA.finditer(text))
+        for k in sorted(set(starts)) if len(starts) > 1 else starts:
+            if _CONTACT_LEAD.match(text, k) is not None:
+                eol = text.find("\n", k)
+                at.append(("contact", k, size if eol < 0 else eol))
+        if "s " in text and ("'s" in text or "’s" in text):
+            for m in _KIN_HINT.finditer(text):
+                if m.group(1).lower() in self.lex.lower_relations:
+                    k = m.start()
+                    while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
+                        k -= 1
+                    at.append(("kin_of", k, m.end()))
+        if "(" in text:
+            for m in _BORN_HINT.finditer(text):
+                ls = text.rfind("\n", 0, m.start()) + 1
+                at.append(("born", max(ls, m.start() - 120), m.end()))
+        if "\t" in text:
+            at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
+        return at
 
     def _contact_data(self, text: str) -> list[int]:
         """Where an e-mail address ("a.b@x.de", from its local part) or a phone number starts."""
@@ -1334,6 +1414,16 @@ class NameDetector:
             if rest and (ended or len(rest) >= 2):
                 for a, b in rest:
                     yield a, b, "list"
+
+    def _not_person(self, text: str, s: int, e: int, how: str) -> bool:
+        """Whether "named" follows an animal's or a thing's word: "a cat named Biscuit"."""
+        if how != "intro":
+            return False
+        head = text[max(0, s - 60) : s].lower().replace('"', " ").replace("“", " ").split()
+        if len(head) < 2 or head[-1] not in ("named", "called"):
+            return False
+        noun = head[-3] if head[-2] in ("is", "was") and len(head) >= 3 else head[-2]
+        return noun.strip(",") in self.lex.not_persons
 
     def _xml_key(self, text: str, s: int, e: int, how: str) -> bool:
         """Whether a field's value is the name of a field in an XML tag: <Data Name="LogonType">."""
@@ -1449,13 +1539,15 @@ _AGENT_ENDINGS = ("rer", "yer", "ller", "ist", "cian", "arian", "ator", "itor", 
 _AGENT_LONG_ENDINGS = (("ee", 6), ("ant", 7), ("ent", 8), ("ctor", 8), ("ster", 8), ("uster", 6))
 # Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
 _HEADER_WORDS = frozenset(
-    "content type length encoding accept language request id user agent cache control forwarded "
-    "for host origin referer referrer authorization cookie set connection keep alive transfer "
-    "range etag modified since match none retry after location vary via server trace "
-    "correlation api key token real ip proto frame options security policy strict transport "
-    "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
-    "dnt sec fetch mode site dest disposition message mime version reply return path received "
-    "priority mailer spam status tenant session client span parent".split()
+    _SEPARATORS.split(
+        "content type length encoding accept language request id user agent cache control forwarded "
+        "for host origin referer referrer authorization cookie set connection keep alive transfer "
+        "range etag modified since match none retry after location vary via server trace "
+        "correlation api key token real ip proto frame options security policy strict transport "
+        "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
+        "dnt sec fetch mode site dest disposition message mime version reply return path received "
+        "priority mailer spam status tenant session client span parent"
+    )
 )
 
 
@@ -1474,6 +1566,16 @@ def _header_key(word: str) -> bool:
     if len(parts) < 2:
         return False
     return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
+
+
+def _may_lead(text: str, k: int) -> bool:
+    """Whether a name may open the line at ``k`` before contact data: a capital, a list
+    number, "me," or "> ", and no speaker's label (a cheap test before ``_CONTACT_LEAD``)."""
+    ch = text[k : k + 1]
+    if not (ch.isupper() or ch.isdigit() or ch in (">", "m", "M", " ")):
+        return False
+    colon = text.find(":", k, k + 24)
+    return colon < 0 or " " in text[k:colon]
 
 
 def _has_digit(text: str) -> bool:
