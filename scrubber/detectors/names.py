@@ -911,7 +911,9 @@ class NameDetector:
         if (
             how in self._cased
             and (how != "title" or text[p].isupper())
-            and (i < 0 or _may_start(text, i, how == "title" or (how == "intro" and text[i] in "vdl")))
+            and (
+                i < 0 or _may_start(text, i, how == "title" or (how == "intro" and text[i : i + 1] in _LEADS))
+            )
         ):
             _file(cased, how, start)
         if how in self._lower and not comma_only:
@@ -1420,6 +1422,13 @@ class NameDetector:
         if how != "intro":
             return False
         head = text[max(0, s - 60) : s].lower().replace('"', " ").replace("“", " ").split()
+        # A form's label ("Please enter your full name\nSubmit") names no one on the next line.
+        if head and head[-1].rstrip(",") in _LABEL_NOUNS:
+            j = s
+            while j > 0 and text[j - 1] in ' \t\r\n"“':
+                j -= 1
+            if "\n" in text[j:s]:
+                return True
         if len(head) < 2 or head[-1] not in ("named", "called"):
             return False
         noun = head[-3] if head[-2] in ("is", "was") and len(head) >= 3 else head[-2]
@@ -1504,6 +1513,10 @@ _SPEAKER = regex.compile(
     r"[ \t]*:(?:[ \t]+|(?=\r?$))"
 )
 _QUOTE = regex.compile(r"[ \t>]*")
+# Intros that end in a noun: their name is on the same line ("full name Ana Lucía Jiménez").
+_LABEL_NOUNS = frozenset({"name", "titular", "nombre", "beneficiary", "holder"})
+# Lower-case letters a name may start with after an intro: its particles ("under van der Berg").
+_LEADS = ("v", "d", "l")
 # "the other driver was Hyun-woo Park".
 _IS_WAS = re.compile(r"\s+(?:was|is)\s", re.IGNORECASE)
 _TWICE = re.compile(r"(.)\1")
