@@ -254,7 +254,8 @@ def load_names(path: Path) -> NameLexicon:
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
-            rf"(?:(?P<n>{word}(?:[ \t]+{word})?,[ \t]*{word}(?:[ \t]+{word})?)(?=[ \t]*(?:[(.;]|\r?$))"
+            rf"(?:(?P<n>{word}(?:,[ \t]*{word}(?:[ \t]+{word})?|[ \t]+{word},[ \t]*{word}))"
+            r"(?=[ \t]*(?:[(.;]|\r?$))"
             rf"|{title}{name(word, lead=True)}{end}(?:{also}{end})?"
             rf"|{name(word, lead=True)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
@@ -662,7 +663,7 @@ class NameDetector:
             if word in self.lex.org_words:
                 return start
             if word in self.lex.not_names:
-                return start + len(text[start : m.start()].rstrip(" \t"))
+                return start + len(text[start : m.start()].rstrip(" \t,"))
         return end
 
     def _uncommon(self, text: str, start: int, end: int) -> bool:
@@ -1397,7 +1398,7 @@ class NameDetector:
         Bakare, and Zoë Hartmann-Klein". Full names only, and only a list that ends in "and"
         or has two names more ("Jane Roe, San Francisco, CA" is no list)."""
         for _s, e, how in found:
-            if how == "recurring":
+            if how == "recurring" or not _list_goes_on(text, e):
                 continue
             rest: list[tuple[int, int]] = []
             ended = False
@@ -1579,6 +1580,19 @@ def _header_key(word: str) -> bool:
     if len(parts) < 2:
         return False
     return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
+
+
+def _list_goes_on(text: str, e: int) -> bool:
+    """Whether a list may go on after a name ending at ``e``: a comma, "and" or "&", maybe
+    after a role in brackets (a cheap test before ``list_rest``)."""
+    j = e
+    if text[j : j + 2] == " (" or text[j : j + 1] == "(":
+        close = text.find(")", j, j + 34)
+        if close < 0:
+            return False
+        j = close + 1
+    nxt = text[j : j + 5]
+    return nxt[:1] == "," or nxt == " and " or nxt[:3] == " & "
 
 
 def _may_lead(text: str, k: int) -> bool:

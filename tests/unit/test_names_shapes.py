@@ -81,6 +81,10 @@ POSITIVE = [
     "Thanks for the update.\n\n[[Gloria Stanfield]], Escrow Officer",
     # A table's first cell.
     "[[Nguyen, Bao]]\t254425800\t2024-01-02",
+    # A job title after the comma is no given name.
+    "Assigned to [[Jane Doe]], Product Manager",
+    "Assigned to [[Jane Doe]], Manager",
+    "I spoke with [[Jane Roe]], San Francisco, CA",
     # Speakers whose names end like roles do not lose their labels.
     "[[Peter]]: hi\nAgent: hello there friend\n[[Peter]]: ok so we can start",
     "[[Jean-Luc]]: hi\nAgent: hello there\n[[Jean-Luc]]: ok",
@@ -133,6 +137,17 @@ NEGATIVE = [
     "Deploy Done, 2025-03-04 10:00",
     "Customer: I bought 9 items but only 2 arrived",
     "Status: In Progress, 555-0100 queued",
+    "Features: Fast Sync, Dark Mode, and Smart Search",
+    "Team: Platform Engineering",
+    "Agent: Good Morning",
+    "Customer: Quick Question",
+    "Driver: Not Available",
+    "Support: Call Center, 1-800-555-0100",
+    "Location: New York, 212-555-0100",
+    "Note: Contact Us, support@example.com",
+    "Is this Apple's support?",
+    "Warehouse: Building Seven, 415-555-0100",
+    "Please enter your full name\nSubmit",
 ]
 
 
