@@ -1547,10 +1547,24 @@ def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
     return None, q.end() if q is not None else s
 
 
-# Endings of English agent nouns that first names hardly have: "Preparer", "Player",
-# "Pharmacist", "Coordinator", "Applicant" (not "Peter", "Oliver", "Heather", "Vincent").
-_AGENT_ENDINGS = ("rer", "yer", "ller", "ist", "cian", "arian", "ator", "itor", "ssor", "eer")
-_AGENT_LONG_ENDINGS = (("ee", 6), ("ant", 7), ("ent", 8), ("ctor", 8), ("ster", 8), ("uster", 6))
+# Endings of English agent nouns that first names and surnames hardly have, with the length a
+# word needs: "Preparer", "Pharmacist", "Coordinator", "Applicant", "Adjuster" (not "Peter",
+# "Oliver", "Heather", "Vincent", "Victor", "Marian", "Lucian", "Miller", "Meyer", "Sylvester").
+_AGENT_ENDINGS = (
+    ("rer", 6),
+    ("ist", 5),
+    ("ator", 6),
+    ("itor", 6),
+    ("ssor", 6),
+    ("eer", 6),
+    ("uster", 7),
+    ("ee", 7),
+    ("cian", 7),
+    ("ant", 7),
+    ("arian", 8),
+    ("ent", 8),
+    ("ctor", 8),
+)
 # Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
 _HEADER_WORDS = frozenset(
     _SEPARATORS.split(
@@ -1567,10 +1581,8 @@ _HEADER_WORDS = frozenset(
 
 def _agent_noun(word: str) -> bool:
     """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
-    if len(word) < 5 or word in ("sawyer", "dwyer", "tyler", "skyler"):
-        return False
-    return word.endswith(_AGENT_ENDINGS) or any(
-        len(word) >= n and word.endswith(end) for end, n in _AGENT_LONG_ENDINGS
+    return word not in ("desiree", "christ") and any(
+        len(word) >= n and word.endswith(end) for end, n in _AGENT_ENDINGS
     )
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import names
 from scrubber.detectors.names import NameDetector, load_names
 
 
@@ -154,3 +155,80 @@ NEGATIVE = [
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_of_the_new_shapes(detector: NameDetector, text: str) -> None:
     assert _found(detector, text) == []
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "preparer",
+        "adjuster",
+        "pharmacist",
+        "coordinator",
+        "auditor",
+        "assessor",
+        "volunteer",
+        "applicant",
+        "resident",
+        "inspector",
+        "trustee",
+        "librarian",
+        "optician",
+        "treasurer",
+    ],
+)
+def test_agent_nouns_are_roles(word: str) -> None:
+    assert names._agent_noun(word)
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "peter",
+        "oliver",
+        "heather",
+        "jennifer",
+        "esther",
+        "walter",
+        "christopher",
+        "alexander",
+        "victor",
+        "hector",
+        "vincent",
+        "laurent",
+        "clement",
+        "bryant",
+        "grant",
+        "tyler",
+        "sawyer",
+        "meyer",
+        "miller",
+        "keller",
+        "sylvester",
+        "chester",
+        "marian",
+        "lucian",
+        "desiree",
+        "renee",
+        "aimee",
+        "greer",
+        "trevor",
+        "taylor",
+        "xavier",
+        "javier",
+        "christian",
+        "julian",
+        "adrian",
+        "noa",
+        "jasper",
+        "hunter",
+        "parker",
+        "archer",
+        "roger",
+        "homer",
+        "kent",
+        "brent",
+        "ernest",
+    ],
+)
+def test_first_names_are_no_agent_nouns(word: str) -> None:
+    assert not names._agent_noun(word)
