@@ -496,7 +496,11 @@ _CONTACT_LEAD = re.compile(
 )
 # A colon or ">" before a key's value of two capitalised words or a name and contact data.
 
-_NEWLINE = re.compile(r"\n[ \t>]*")
+# A colon or ">" and a capitalised word: a key's value or a name before contact data.
+_COLON_CAP = re.compile(rf":[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
+_GT_CAP = re.compile(rf">[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
+# The same at a line's start (a "\n" first: a fast scan).
+_CONTACT_LINE = re.compile("\n" + _CONTACT_LEAD.pattern)
 _ME_COMMA = re.compile(r"\b[Mm]e,[ \t]*")
 # "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
 _WROTE = re.compile(r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bha scritto)[ \t]*:|\bschrieb\b")
@@ -1142,9 +1146,11 @@ class NameDetector:
 
     def _titled_line(self, text: str, a: int, b: int) -> tuple[int, int] | None:
         """A signature line of a full name and a job title: "Gloria Stanfield, Escrow Officer"."""
+        if b - a > 90 or not text[a : a + 1].isupper():
+            return None
         line = text[a:b]
         cut = min((k for k in (line.find(","), line.find(" | "), line.find(" - ")) if k > 0), default=-1)
-        if cut < 0:
+        if cut < 0 or cut > 40:
             return None
         tail = _SEPARATORS.split(line[cut:].lower().strip(",|- .").replace(",", " "))
         if not any(w in self.lex.job_words for w in tail):
@@ -1275,17 +1281,13 @@ class NameDetector:
         # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
         # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
         starts: list[int] = []
-        for sign in (": ", "> "):
-            p = text.find(sign)
-            while p >= 0:
-                k = p + 2
-                while text[k : k + 1] in (" ", "\t"):
-                    k += 1
-                p = text.find(sign, k)
-                if not (text[k : k + 1].isupper() and text[k + 1 : k + 2].isalpha()):
-                    continue
+        anchors = (_COLON_CAP, _GT_CAP) if "> " in text else (_COLON_CAP,)
+        for anchor in anchors if ": " in text or "> " in text else ():
+            first = anchor.search(text)
+            for m in anchor.finditer(text, first.start()) if first is not None else ():
+                k = m.end() - 2
                 starts.append(k)
-                if sign == ": " and _TWO_WORDS.match(text, k) is not None:
+                if anchor is _COLON_CAP and _TWO_WORDS.match(text, k) is not None:
                     j = k - 2
                     while text[j] != ":":
                         j -= 1
@@ -1301,10 +1303,12 @@ class NameDetector:
                         at.append(("role_key", text.rfind("\n", 0, w) + 1, size))
         # Contact data after a name at a line's start, after a colon or ">", or after "me,".
         head = text[:1]
-        if (head.isupper() or head.isdigit() or head in (">", "m", "M", " ")) and _may_lead(text, 0):
-            starts.append(0)
+        if head.isupper() or head.isdigit() or head in (">", "m", "M", " "):
+            colon = text.find(":", 0, 24)
+            if colon < 0 or " " in text[:colon]:
+                starts.append(0)
         if "\n" in text:
-            starts.extend(m.end() for m in _NEWLINE.finditer(text) if _may_lead(text, m.end()))
+            starts.extend(m.start() + 1 for m in _CONTACT_LINE.finditer(text))
             end = len(text.rstrip()) if text[-1].isspace() else size
             last = text.rfind("\n", 0, end) + 1
             if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
@@ -1605,16 +1609,6 @@ def _list_goes_on(text: str, e: int) -> bool:
         j = close + 1
     nxt = text[j : j + 5]
     return nxt[:1] == "," or nxt == " and " or nxt[:3] == " & "
-
-
-def _may_lead(text: str, k: int) -> bool:
-    """Whether a name may open the line at ``k`` before contact data: a capital, a list
-    number, "me," or "> ", and no speaker's label (a cheap test before ``_CONTACT_LEAD``)."""
-    ch = text[k : k + 1]
-    if not (ch.isupper() or ch.isdigit() or ch in (">", "m", "M", " ")):
-        return False
-    colon = text.find(":", k, k + 24)
-    return colon < 0 or " " in text[k:colon]
 
 
 def _has_digit(text: str) -> bool:
