@@ -484,7 +484,6 @@ _XML_HINT = re.compile(
     r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)"
 )
 _PHONE_HINT = re.compile(r"\d[\d ().-]{7,}\d")
-_KIN_HINT = re.compile(r"['’]s[ \t]+(\w+)")
 _BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
 _CELL_HINT = re.compile(r"^[ \t]*[^\W\d_][^,\t\n]{0,40},[^,\t\n]{1,40}\t", re.MULTILINE)
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-Ž"
@@ -629,6 +628,12 @@ class NameDetector:
         self._kin = frozenset(_phrase(r) for r in lexicon.lower_relations)
         # Keys of a line that say whose name follows: "Driver: Beatriz Santos".
         self._role_keys = lexicon.roles | lexicon.relations
+        # "Mateo's mom": a possessive and a kin word (a plain ``re`` scan from the "'s").
+        self._kin_hint = re.compile(
+            r"['’]s[ \t]+(?i:"
+            + "|".join(sorted(map(re.escape, lexicon.lower_relations), key=len, reverse=True))
+            + r")\b"
+        )
 
     def detect(self, text: str) -> list[Finding]:
         try:
@@ -1308,8 +1313,16 @@ class NameDetector:
             if colon < 0 or " " in text[:colon]:
                 starts.append(0)
         if "\n" in text:
-            starts.extend(m.start() + 1 for m in _CONTACT_LINE.finditer(text))
-            end = len(text.rstrip()) if text[-1].isspace() else size
+            # At a line's start only among the last lines (a signature's): "Sunil Mehta, +91 ...".
+            tail = size
+            for _ in range(8):
+                tail = text.rfind("\n", 0, tail)
+                if tail <= 0:
+                    break
+            starts.extend(m.start() + 1 for m in _CONTACT_LINE.finditer(text, max(tail, 0)))
+            end = size
+            while end and text[end - 1].isspace():
+                end -= 1
             last = text.rfind("\n", 0, end) + 1
             if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
                 at.append(("dash_sign", last, size))
@@ -1320,12 +1333,11 @@ class NameDetector:
                 eol = text.find("\n", k)
                 at.append(("contact", k, size if eol < 0 else eol))
         if "s " in text and ("'s" in text or "’s" in text):
-            for m in _KIN_HINT.finditer(text):
-                if m.group(1).lower() in self.lex.lower_relations:
-                    k = m.start()
-                    while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
-                        k -= 1
-                    at.append(("kin_of", k, m.end()))
+            for m in self._kin_hint.finditer(text):
+                k = m.start()
+                while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
+                    k -= 1
+                at.append(("kin_of", k, m.end()))
         if "(" in text:
             for m in _BORN_HINT.finditer(text):
                 ls = text.rfind("\n", 0, m.start()) + 1
