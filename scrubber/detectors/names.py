@@ -12,7 +12,7 @@ import bisect
 import itertools
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +53,7 @@ _LISTS = (
     "label_keys",
     "job_words",
     "person_cues",
+    "not_persons",
 )
 # Lists whose words people mistype ("Regrads,", "the account is undre ..."): their typing slips
 # (one letter left out or two swapped, in words of five letters or more) count too.
@@ -73,6 +74,30 @@ _INITIALS = r"\p{Lu}\.(?:[ \t]?\p{Lu}\.)*"
 _EOL = r"[ \t]*\r?$"
 # The words before a relation: "my mother, Katie Garcia".
 _POSSESSIVES = ("my", "our", "his", "her", "their")
+# Words between them: "my late father", "the other driver", "my two kids".
+_KIN_ADJECTIVES = (
+    "other",
+    "late",
+    "two",
+    "three",
+    "four",
+    "elder",
+    "older",
+    "younger",
+    "little",
+    "big",
+    "new",
+    "former",
+    "current",
+    "previous",
+    "second",
+    "eldest",
+    "youngest",
+    "beloved",
+    "only",
+)
+# Words before a relation that need a full name after it: "and grandpa Tariq Ahmed".
+_KIN_JOINERS = ("and", "additional")
 # Contexts after which the name may end anywhere ("this is Tabitha from ...").
 _OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 # Lower-case titles, only right after a greeting or with their dot ("hello mr. okafor").
@@ -149,12 +174,19 @@ class NameLexicon:
     common: frozenset[str]
     log_words: frozenset[str]
     lower_relations: frozenset[str]
+    relations: frozenset[str]
+    # Words of animals and things before "named" ("a cat named Biscuit").
+    not_persons: frozenset[str]
     # Chat roles (and their slips: "Custmer"), keys that stand like labels, words of a job
     # title under a signature, and a name before ", ssn ..." in running text.
     roles: frozenset[str]
     label_keys: frozenset[str]
     job_words: frozenset[str]
     person_record: regex.Pattern[str]
+    # Names in shapes with no phrase of the lists (``NameDetector._more``).
+    more: Mapping[str, regex.Pattern[str]]
+    # The rest of a list after a name: ", Kenji Watanabe, Olumide Bakare, and Zoë Hartmann".
+    list_rest: regex.Pattern[str]
     # Words that are no name in a text's structure (labels, vocatives, signature lines).
     no_name: frozenset[str]
 
@@ -198,10 +230,13 @@ def load_names(path: Path) -> NameLexicon:
         # More names in the same slot: "cc: Hiroshi Tanaka, Maria Lopez", "Hi Jane and Tom,".
         also = rf"[ \t]+(?:and|&)[ \t]+{name(word)}"
         mine = "|".join(_POSSESSIVES)
+        adj = rf"(?:(?:{'|'.join(_KIN_ADJECTIVES)})\s+)?"
         listed = rf"(?:[ \t]*[,;][ \t]*(?:and[ \t]+)?{name(word)}{end}|{also}{end}){{0,8}}"
         # "Hernandez, Maria" where the field's line ends: a surname, a comma and given names.
         last_first = rf"(?P<n>{word},[ \t]*{word}(?:[ \t]+{word})?)(?={_EOL})"
-        sep = r"[\"']?\s*[:=]\s*[\"']?"
+        if not lower_line:
+            last_first = rf"(?:{last_first}|(?P<n>{_CAPS},[ \t]*{_CAPS}(?:[ \t]+{_CAPS})?)(?=[\"']?{_EOL}))"
+        sep = r"[\"']?\s*(?:=>|[:=])\s*\[?[\"']?"
         keys = rf"(?i:(?<![\w.])(?:{alt['fields']}))"
         if lower_line:
             # One word in lower case only for a part of a name ("first_name=maria"); after any
@@ -219,13 +254,27 @@ def load_names(path: Path) -> NameLexicon:
             "list_field": rf"(?i:(?<![\w.-])(?:{alt['list_fields']}))[ \t]*:[ \t]*{name(word)}{end}" + listed,
             # "signed by \"Luana Albuquerque\"", "account holder is Castañeda, Joaquín (my mother)".
             "intro": rf"(?i:(?<![\w'])(?:{_intros(w['intros'], w['loose_intros'], lower_line)}))\s+[\"“]?"
-            rf"(?:(?P<n>{word},[ \t]*{word})(?=[ \t]*(?:[(.;]|\r?$))|{titled(word)}{end}(?:{also}{end})?)",
+            rf"(?:(?P<n>{word}(?:,[ \t]*{word}(?:[ \t]+{word})?|[ \t]+{word},[ \t]*{word}))"
+            r"(?=[ \t]*(?:[(.;]|\r?$))"
+            rf"|{title}{name(word, lead=True)}{end}(?:{also}{end})?"
+            rf"|{name(word, lead=True)}{end}(?:{also}{end})?)",
             # "the" only with the name set off by commas: "The technician, Luis, said ...".
             # On a line without capitals only after a comma ("my husband was late" says no name).
             # "my husband's name, Yuting Liu".
-            "relation": rf"(?:(?i:\b(?:{mine})\s+(?:{alt['relations']})(?:{_NAME_OF})?)"
+            # "my late father Desmond Achterberg", "the other driver, Peter Nakagawa,"; after
+            # "and" or "additional" a full name: "and grandpa Tariq Ahmed".
+            "relation": rf"(?:(?i:\b(?:{mine})\s+{adj}(?:{alt['relations']})(?:{_NAME_OF})?)"
             rf"\s*{comma}\s+{name(word)}{end}"
-            rf"|(?i:\bthe\s+(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)]))",
+            rf"|(?i:\b(?:and|additional)\s+(?:{alt['relations']}))\s*{comma}\s+{name(word, 4, 2)}{end}"
+            rf"|(?i:\bthe\s+{adj}(?:{alt['relations']}))[ \t]*,[ \t]*{name(word)}(?=[ \t]*[,;)])"
+            # "the other driver was Hyun-woo Park": a full name.
+            + (
+                ""
+                if lower_line
+                else rf"|(?i:\b(?:{mine}|the)\s+{adj}(?:{alt['relations']})\s+(?:was|is)\s+)"
+                rf"{name(word, 4, 2)}{end}"
+            )
+            + ")",
             # "1. Henrike Vogt - passport U6104875": a list's number or bullet, a dash after the name.
             "record": rf"^[> \t]*(?:\w+:[ \t]+|\d{{1,3}}[.)][ \t]+|[-*•][ \t]+)?(?:{name(word)},"
             + ("" if lower_line else rf"|{name(word, 4, 2)}")
@@ -267,7 +316,7 @@ def load_names(path: Path) -> NameLexicon:
                 rf"(?=[ \t]*(?:[,!:\r\n.]|$)|[ \t]+(?:[-–—]|(?i:this|it's|here)\b))",
                 "title": rf"(?<![\w.]){title}{name(word, 2, lead=True)}{end}",
                 "loose_intro": rf"(?i:(?<![\w'])(?:{alt['loose_intros']}))\s+{titled(word, 3)}"
-                rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})\s))",
+                rf"(?=\s*(?:[,.!;)]|$|(?i:{alt['intro_followers']})(?:\s|$)))",
                 # "Chloe Hanna <chloe@...>", '"Oyelaran, Tunde" <t.oyelaran@...>'
                 "display": rf"(?:^|(?<=[\s:,\"']))\"?(?:{name(word)},[ \t]*)?{name(word)}\"?"
                 r"[ \t]*<[^<>\s@]+@",
@@ -350,11 +399,19 @@ def load_names(path: Path) -> NameLexicon:
             common=frozenset(w["common_words"]) | frozenset(w["relations"]),
             log_words=frozenset(w["log_words"]),
             lower_relations=frozenset(w["lower_relations"]),
+            relations=frozenset(w["relations"]),
+            not_persons=frozenset(w["not_persons"]),
             roles=frozenset(with_slips(w["chat_roles"])) | {_TWICE.sub(r"\1", r) for r in w["chat_roles"]},
             label_keys=frozenset(w["label_keys"]),
             job_words=frozenset(w["job_words"]),
             # "requested for Igor Lebedev, ssn ...": the comma and the cue after the name.
             person_record=regex.compile(rf",[ \t]*(?i:{alt['person_cues']})(?![\w'])"),
+            more={k: regex.compile(v, regex.MULTILINE) for k, v in _more_shapes(name, alt, w).items()},
+            list_rest=regex.compile(
+                rf"(?:[ \t]*\([^()\r\n]{{1,30}}\))?(?P<and>[ \t]*,[ \t]*(?:and[ \t]+)?|[ \t]+(?:and|&)[ \t]+)"
+                rf"(?P<n>{name(_CASED, 4, 2)})(?:[ \t]*\([^()\r\n]{{1,30}}\))?"
+                r"(?=[ \t]*(?:[,.;:!)]|and\b|&|\r?$)|$)"
+            ),
             no_name=frozenset(
                 x
                 for k in (
@@ -375,6 +432,109 @@ def load_names(path: Path) -> NameLexicon:
     except regex.error as exc:
         raise RuleError(path, rulefile.line_of(data), f"cannot compile the name contexts: {exc}") from exc
     return lex
+
+
+_EMAIL_OR_PHONE = r"(?:[\w.+-]+@[\w-]+\.\w|\+?\(?\d[\d ().-]{7,}\d(?!\d))"
+# Tags and keys of a name's parts in XML: <FirstName>Ana</FirstName>, Name="DisplayName".
+_XML_NAME_KEYS = (
+    r"(?i:(?:first|last|given|family|full|display|middle|maiden|legal|sur|customer|client|contact"
+    r"|holder|account|patient|employee|person|recipient|sender|beneficiary|payee|cardholder|owner"
+    r"|guest|passenger)[_-]?name|surname|fullname|beneficiary|payee|recipient|cardholder|holder)"
+)
+# Lists of people after a key: "Our team: Anya Petrova (lead), Kenji Watanabe, ...".
+_PEOPLE_KEYS = frozenset(
+    (
+        "team",
+        "members",
+        "staff",
+        "crew",
+        "people",
+        "panel",
+        "panelists",
+        "speakers",
+        "volunteers",
+        "family",
+        "kids",
+        "children",
+        "students",
+        "winners",
+        "participants",
+        "hosts",
+        "organizers",
+        "organisers",
+        "committee",
+        "board",
+        "invitees",
+        "present",
+        "absent",
+        "cast",
+        "authors",
+        "owners",
+        "signers",
+        "parents",
+        "roster",
+        "lineup",
+        "approvers",
+        "travelling",
+        "traveling",
+    )
+)
+# Cheap hints of the shapes of ``NameDetector._more`` (plain ``re``: a linear scan).
+_XML_HINT = re.compile(
+    r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)"
+)
+_PHONE_HINT = re.compile(r"\d[\d ().-]{7,}\d")
+_BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
+_CELL_HINT = re.compile(r"^[ \t]*[^\W\d_][^,\t\n]{0,40},[^,\t\n]{1,40}\t", re.MULTILINE)
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-Ž"
+_TWO_WORDS = re.compile(rf"[{_UPPER}][\w'’.-]*[ \t]+(?:[a-z]+[ \t]+){{0,2}}[{_UPPER}]")
+# What a name before contact data starts with: capitalised words, then the data's first sign.
+_CONTACT_LEAD = re.compile(
+    rf"[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:[Mm]e[ \t]*[,:][ \t]*)?(?:[{_UPPER}][\w'’.-]*[ \t]+){{0,3}}"
+    rf"[{_UPPER}][\w'’-]*[,;]?[ \t]+[(<]?(?:\+?\(?\d[\d ().-]{{6,}}\d|[\w.+-]+@)"
+)
+# A colon or ">" before a key's value of two capitalised words or a name and contact data.
+
+# A colon or ">" and a capitalised word: a key's value or a name before contact data.
+_COLON_CAP = re.compile(rf":[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
+_GT_CAP = re.compile(rf">[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
+# The same at a line's start (a "\n" first: a fast scan).
+_CONTACT_LINE = re.compile("\n" + _CONTACT_LEAD.pattern)
+_ME_COMMA = re.compile(r"\b[Mm]e,[ \t]*")
+# "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
+_WROTE = re.compile(r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bha scritto)[ \t]*:|\bschrieb\b")
+
+
+def _more_shapes(
+    name: Callable[..., str], alt: Mapping[str, str], w: Mapping[str, list[str]]
+) -> dict[str, str]:
+    """Patterns of ``NameDetector._more``: each has a group ``n`` that is the name."""
+    kin = _alternation(w["lower_relations"])
+    people = _alternation(sorted(_PEOPLE_KEYS))
+    return {
+        # "<FirstName>Ana</FirstName>", '<Data Name="DisplayName">Rosalind Villanueva</Data>'.
+        "xml": rf"<(?P<t>{_XML_NAME_KEYS})>[ \t]*(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=t)>"
+        rf"|<(?P<e>[\w:.-]+)[^<>]*?\b(?i:name)=[\"']{_XML_NAME_KEYS}[\"'][^<>]*>[ \t]*"
+        rf"(?P<n>[^<>\r\n]{{1,80}}?)[ \t]*</(?P=e)>",
+        # "Customer: Dmitri Volkov, dvolkov@...", "me> Kwame, 901-706-7709", "1. me, Meera
+        # Bakshi-Rao 978.218.7032": a name at a line's start or after a colon, then contact data.
+        "contact": rf"[ \t>]*(?:\d{{1,2}}[.)][ \t]+)?(?:(?i:me)[ \t]*[,:][ \t]*)?"
+        rf"(?:{name(_CASED, 3, 2)}[ \t]*[,;]?|{name(_CASED, 1)}[ \t]*[,;])[ \t]*[(<]?(?={_EMAIL_OR_PHONE})",
+        # "Is this Mateo's mom?"
+        "kin_of": rf"(?<![\w'’.-])(?P<n>{_CASED})['’]s[ \t]+(?i:{kin})(?![\w'’-])",
+        # "referral for Kateryna Bondarenko (DOB 1990-...)".
+        "born": rf"(?<![\w'’.-]){name(_CASED, 4, 2)}[ \t]*\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b",
+        # "Nguyen, Bao<TAB>254425800<TAB>...": "Last, First" as a line's first cell.
+        "cell": rf"[ \t]*(?P<n>{_CASED}(?:[ \t]+{_CASED})?,[ \t]*{_CASED}(?:[ \t]+{_CASED})?)\t",
+        # "Our team: Anya Petrova (lead), ...", "Driver: Beatriz Santos, additional driver ...".
+        "people": rf"(?i:(?<![\w.-])(?:{people}))[ \t]*:[ \t]*{name(_CASED, 3, 2)}"
+        r"(?=[ \t]*(?:[,(;]|and\b|&|\r?$))",
+        "role_key": rf"[ \t>]*[\w-]+[ \t]*:[ \t]*{name(_CASED, 3, 2)}(?=[ \t]*(?:[,(]|\r?$))",
+        # "—Benedikt" as a mail's last line.
+        "dash_sign": rf"[ \t>]*(?:—|–|--?)[ \t]?{name(_CASED, 3)}[ \t]*\r?\n?\Z",
+        # A name after a reply's verb: "Am 03.03.2025 schrieb Jana Novak:".
+        "wrote_after": rf"(?i:\bschrieb)[ \t]+{name(_CASED, 4)}[ \t]*(?:<[^<>\r\n]*>[ \t]*)?:",
+    }
 
 
 def _inside(phrases: Mapping[str, Sequence[str]]) -> dict[str, tuple[_Inner, ...]]:
@@ -466,6 +626,14 @@ class NameDetector:
         self._lower = frozenset(lexicon.exact.lower)
         # The relations a name may follow without a comma, on a line without capitals.
         self._kin = frozenset(_phrase(r) for r in lexicon.lower_relations)
+        # Keys of a line that say whose name follows: "Driver: Beatriz Santos".
+        self._role_keys = lexicon.roles | lexicon.relations
+        # "Mateo's mom": a possessive and a kin word (a plain ``re`` scan from the "'s").
+        self._kin_hint = re.compile(
+            r"['’]s[ \t]+(?i:"
+            + "|".join(sorted(map(re.escape, lexicon.lower_relations), key=len, reverse=True))
+            + r")\b"
+        )
 
     def detect(self, text: str) -> list[Finding]:
         try:
@@ -479,6 +647,9 @@ class NameDetector:
             # A possessive is not part of the name: "dr. karagiannis's office".
             if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
                 end -= 2
+            # Nor the quote that closes a value: "'last_name': 'Carvalho'".
+            elif end - start > 2 and text[end - 1] in "'’":
+                end -= 1
             cut = self._trim(text, start, end)
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in _OPEN_ENDED and cut > start):
@@ -501,7 +672,7 @@ class NameDetector:
             if word in self.lex.org_words:
                 return start
             if word in self.lex.not_names:
-                return start + len(text[start : m.start()].rstrip(" \t"))
+                return start + len(text[start : m.start()].rstrip(" \t,"))
         return end
 
     def _uncommon(self, text: str, start: int, end: int) -> bool:
@@ -630,7 +801,11 @@ class NameDetector:
             out.extend(self._structure(text))
         if commas:
             out.extend(self._person_records(text, commas))
-        return out
+        out.extend(self._more(text))
+        if not out:
+            return out
+        out.extend(self._list_rest(text, out))
+        return [c for c in out if not self._xml_key(text, *c) and not self._not_person(text, *c)]
 
     def _starts(
         self, text: str, hits: CueHits, closings: list[int], commas: list[int] | None = None
@@ -722,7 +897,7 @@ class NameDetector:
             # After "the", and on a line without capitals, the name follows a comma, or a verb
             # after it ("my husband donald will call").
             if end >= 0 and "," not in text[end : _skip_space(text, end, ",")]:
-                if text[start] in "tT":
+                if text[start] in "tT" and _IS_WAS.match(text, end) is None:
                     return
                 comma_only = True
                 if _phrase(text[p:end]) in self._kin and _may_start(text, _skip(text, end, " \t"), True):
@@ -746,7 +921,9 @@ class NameDetector:
         if (
             how in self._cased
             and (how != "title" or text[p].isupper())
-            and (i < 0 or _may_start(text, i, how == "title"))
+            and (
+                i < 0 or _may_start(text, i, how == "title" or (how == "intro" and text[i : i + 1] in _LEADS))
+            )
         ):
             _file(cased, how, start)
         if how in self._lower and not comma_only:
@@ -889,6 +1066,8 @@ class NameDetector:
         low = " ".join(label.lower().split())
         if low in self.lex.roles or "_" in low or any(c.isdigit() for c in low):
             return True
+        if " " not in low and (_agent_noun(low) or _header_key(low)):
+            return True
         # Letters typed twice count as once ("Customeer", "Aggent").
         return all(
             w in self.lex.roles or _TWICE.sub(r"\1", w) in self.lex.roles for w in _SEPARATORS.split(low) if w
@@ -965,8 +1144,26 @@ class NameDetector:
                     n = None
             else:
                 n = None
+            if n is None:
+                n = self._titled_line(text, *lines[i])
             if n is not None:
                 yield n[0], n[1], "signature_block"
+
+    def _titled_line(self, text: str, a: int, b: int) -> tuple[int, int] | None:
+        """A signature line of a full name and a job title: "Gloria Stanfield, Escrow Officer"."""
+        if b - a > 90 or not text[a : a + 1].isupper():
+            return None
+        line = text[a:b]
+        cut = min((k for k in (line.find(","), line.find(" | "), line.find(" - ")) if k > 0), default=-1)
+        if cut < 0 or cut > 40:
+            return None
+        tail = _SEPARATORS.split(line[cut:].lower().strip(",|- .").replace(",", " "))
+        if not any(w in self.lex.job_words for w in tail):
+            return None
+        head = line[:cut].rstrip()
+        if self._shaped(head.split(), False, 3, 2):
+            return a, a + len(head)
+        return None
 
     def _transcript(self, text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
         """Speakers' names in a transcript: a line's label that recurs, that carries a role
@@ -1045,6 +1242,225 @@ class NameDetector:
                     pos = head.rfind(word, 0, pos)
                 yield lo + pos, lo + len(head), "record"
 
+    def _more(self, text: str) -> list[tuple[int, int, str]]:
+        """Names in shapes that no phrase of the lists starts: XML elements, a name before
+        contact data, a reply's attribution line, "Mateo's mom", a name before "(DOB ...)",
+        "Last, First" as a table's first cell, lists of people, "—Benedikt" at a mail's end.
+
+        Each shape has a cheap hint (a substring, or a plain ``re`` scan where one is there)
+        that it needs; its pattern runs only where the hint is, anchored there.
+        """
+        at = self._hints(text)
+        out: list[tuple[int, int, str]] = []
+        if ":" in text and ("wrote" in text or "crit" in text or "schrieb" in text or "escri" in text):
+            out.extend(self._wrote(text))
+        if not at:
+            return out
+        more = self.lex.more
+        t = self.timeout
+        for how, a, b in at:
+            pattern = more[how]
+            found = (
+                pattern.search(text, a, b, timeout=t)
+                if how == "born"
+                else pattern.match(text, a, b, timeout=t)
+            )
+            if found is None:
+                continue
+            for s, e in found.spans("n"):
+                words = text[s:e].replace(",", " ").split()
+                if how == "xml" and _CAPS_WORD.fullmatch(words[0] if words else "") is not None:
+                    if all(_CAPS_WORD.fullmatch(x) for x in words):
+                        out.append((s, e, how))
+                    continue
+                if self._shaped(words, False, 4) and (how != "dash_sign" or self._signs(text, s)):
+                    out.append((s, e, how))
+        return out
+
+    def _hints(self, text: str) -> list[tuple[str, int, int]]:
+        """Where the patterns of ``_more`` may match: (shape, start, end)."""
+        at: list[tuple[str, int, int]] = []
+        size = len(text)
+        if "<" in text:
+            at.extend(("xml", m.start(), size) for m in _XML_HINT.finditer(text))
+        # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
+        # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
+        starts: list[int] = []
+        anchors = (_COLON_CAP, _GT_CAP) if "> " in text else (_COLON_CAP,)
+        for anchor in anchors if ": " in text or "> " in text else ():
+            first = anchor.search(text)
+            for m in anchor.finditer(text, first.start()) if first is not None else ():
+                k = m.end() - 2
+                starts.append(k)
+                if anchor is _COLON_CAP and _TWO_WORDS.match(text, k) is not None:
+                    j = k - 2
+                    while text[j] != ":":
+                        j -= 1
+                    while j > 0 and text[j - 1] in " \t":
+                        j -= 1
+                    w = j
+                    while w > 0 and (text[w - 1].isalnum() or text[w - 1] in "_-"):
+                        w -= 1
+                    key = text[w:j].lower()
+                    if key in _PEOPLE_KEYS:
+                        at.append(("people", w, size))
+                    elif key in self._role_keys and _label_start(text, w) >= 0:
+                        at.append(("role_key", text.rfind("\n", 0, w) + 1, size))
+        # Contact data after a name at a line's start, after a colon or ">", or after "me,".
+        head = text[:1]
+        if head.isupper() or head.isdigit() or head in (">", "m", "M", " "):
+            colon = text.find(":", 0, 24)
+            if colon < 0 or " " in text[:colon]:
+                starts.append(0)
+        if "\n" in text:
+            # At a line's start only among the last lines (a signature's): "Sunil Mehta, +91 ...".
+            tail = size
+            for _ in range(8):
+                tail = text.rfind("\n", 0, tail)
+                if tail <= 0:
+                    break
+            starts.extend(m.start() + 1 for m in _CONTACT_LINE.finditer(text, max(tail, 0)))
+            end = size
+            while end and text[end - 1].isspace():
+                end -= 1
+            last = text.rfind("\n", 0, end) + 1
+            if last and text[_skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
+                at.append(("dash_sign", last, size))
+        if "me," in text:
+            starts.extend(m.end() for m in _ME_COMMA.finditer(text))
+        for k in sorted(set(starts)) if len(starts) > 1 else starts:
+            if _CONTACT_LEAD.match(text, k) is not None:
+                eol = text.find("\n", k)
+                at.append(("contact", k, size if eol < 0 else eol))
+        if "s " in text and ("'s" in text or "’s" in text):
+            for m in self._kin_hint.finditer(text):
+                k = m.start()
+                while k > 0 and (text[k - 1].isalpha() or text[k - 1] in "'’-"):
+                    k -= 1
+                at.append(("kin_of", k, m.end()))
+        if "(" in text:
+            for m in _BORN_HINT.finditer(text):
+                ls = text.rfind("\n", 0, m.start()) + 1
+                at.append(("born", max(ls, m.start() - 120), m.end()))
+        if "\t" in text:
+            at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
+        return at
+
+    def _contact_data(self, text: str) -> list[int]:
+        """Where an e-mail address ("a.b@x.de", from its local part) or a phone number starts."""
+        out: list[int] = []
+        at = text.find("@")
+        while at > 0:
+            k = at
+            while k > 0 and (text[k - 1].isalnum() or text[k - 1] in "._+-"):
+                k -= 1
+            if k < at and text[at + 1 : at + 2].isalnum():
+                out.append(k)
+            at = text.find("@", at + 1)
+        if _has_digit(text):
+            for m in _PHONE_HINT.finditer(text):
+                k = m.start()
+                while k > 0 and text[k - 1] in "+(":
+                    k -= 1
+                out.append(k)
+            out.sort()
+        return out
+
+    def _signs(self, text: str, s: int) -> bool:
+        """Whether "—Name" at ``s`` ends a mail that is no list of "- item" lines."""
+        start = text.rfind("\n", 0, s) + 1
+        if text[start:s].strip(" \t>") not in ("-",):
+            return True
+        prev = text.rfind("\n", 0, max(start - 1, 0))
+        return not text[prev + 1 : start].lstrip(" \t>").startswith("-")
+
+    def _wrote(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
+        "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:"."""
+        for m in _WROTE.finditer(text):
+            s = text.rfind("\n", 0, m.start()) + 1
+            if text[m.start() : m.start() + 1] in "sS":
+                n = self.lex.more["wrote_after"].match(text, m.start(), timeout=self.timeout)
+                if n is not None and self._shaped(text[n.start("n") : n.end("n")].split(), False, 4):
+                    yield n.start("n"), n.end("n"), "wrote"
+            head = text[s : m.start()].rstrip()
+            # An address or a quoted display name before the verb: <t@x.com>, "Trevor".
+            if head.endswith(">") and "<" in head:
+                head = head[: head.rfind("<")].rstrip()
+            head = head.rstrip("\"'").rstrip()
+            taken: list[str] = []
+            for word in reversed(head.split()):
+                if word in self.lex.particles and taken:
+                    taken.append(word)
+                    continue
+                if (
+                    len(taken) >= 4
+                    or word.lower() in self.lex.no_name
+                    or (_CASED_WORD.fullmatch(word.strip("\"'")) is None and _INITIAL.fullmatch(word) is None)
+                ):
+                    break
+                taken.append(word)
+            while taken and (taken[-1] in self.lex.particles or _INITIAL.fullmatch(taken[-1])):
+                taken.pop()
+            if taken:
+                end = s + len(head)
+                pos = len(head)
+                for word in taken:
+                    pos = head.rfind(word, 0, pos)
+                yield s + pos + (head[pos] in "\"'"), end, "wrote"
+
+    def _list_rest(self, text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+        """The rest of a list after a found name: "Anya Petrova (lead), Kenji Watanabe, Olumide
+        Bakare, and Zoë Hartmann-Klein". Full names only, and only a list that ends in "and"
+        or has two names more ("Jane Roe, San Francisco, CA" is no list)."""
+        for _s, e, how in found:
+            if how == "recurring" or not _list_goes_on(text, e):
+                continue
+            rest: list[tuple[int, int]] = []
+            ended = False
+            pos = e
+            while len(rest) < 12:
+                m = self.lex.list_rest.match(text, pos, timeout=self.timeout)
+                if m is None or not self._shaped(text[m.start("n") : m.end("n")].split(), False, 4):
+                    break
+                if self._trim(text, m.start("n"), m.end("n")) != m.end("n"):
+                    break
+                rest.append(m.span("n"))
+                ended = "and" in m.group("and") or "&" in m.group("and")
+                pos = m.end()
+                if ended:
+                    break
+            if rest and (ended or len(rest) >= 2):
+                for a, b in rest:
+                    yield a, b, "list"
+
+    def _not_person(self, text: str, s: int, e: int, how: str) -> bool:
+        """Whether "named" follows an animal's or a thing's word: "a cat named Biscuit"."""
+        if how != "intro":
+            return False
+        head = text[max(0, s - 60) : s].lower().replace('"', " ").replace("“", " ").split()
+        # A form's label ("Please enter your full name\nSubmit") names no one on the next line.
+        if head and head[-1].rstrip(",") in _LABEL_NOUNS:
+            j = s
+            while j > 0 and text[j - 1] in ' \t\r\n"“':
+                j -= 1
+            if "\n" in text[j:s]:
+                return True
+        if len(head) < 2 or head[-1] not in ("named", "called"):
+            return False
+        noun = head[-3] if head[-2] in ("is", "was") and len(head) >= 3 else head[-2]
+        return noun.strip(",") in self.lex.not_persons
+
+    def _xml_key(self, text: str, s: int, e: int, how: str) -> bool:
+        """Whether a field's value is the name of a field in an XML tag: <Data Name="LogonType">."""
+        if how != "field" or s < 2 or text[s - 1] not in "\"'" or "=" not in text[s - 2 : s]:
+            return False
+        tag = text.rfind("<", 0, s)
+        if tag < 0 or ">" in text[tag:s] or "\n" in text[tag:s]:
+            return False
+        value = text[s:e]
+        return " " not in value and any(c.isupper() for c in value[1:])
+
     def _sql(self, text: str) -> Iterator[tuple[int, int, str]]:
         for m in _SQL.finditer(text, timeout=self.timeout):
             cols = [c.strip(" \"`'") for c in m.group("cols").split(",")]
@@ -1114,11 +1530,18 @@ _SPEAKER = regex.compile(
     r"[ \t]*:(?:[ \t]+|(?=\r?$))"
 )
 _QUOTE = regex.compile(r"[ \t>]*")
+# Intros that end in a noun: their name is on the same line ("full name Ana Lucía Jiménez").
+_LABEL_NOUNS = frozenset({"name", "titular", "nombre", "beneficiary", "holder"})
+# Lower-case letters a name may start with after an intro: its particles ("under van der Berg").
+_LEADS = ("v", "d", "l")
+# "the other driver was Hyun-woo Park".
+_IS_WAS = re.compile(r"\s+(?:was|is)\s", re.IGNORECASE)
 _TWICE = re.compile(r"(.)\1")
 # One name word, capitalised or in lower case; an initial ("P.").
 _CASED_WORD = regex.compile(_CASED)
 _LOWER_WORD = regex.compile(_LOWER)
 _INITIAL = regex.compile(r"\p{Lu}\.")
+_CAPS_WORD = regex.compile(_CAPS)
 # A line's speaker label in a transcript: "[22:05] henrike schäfer:", "Avi P.:", "João (support):".
 _LABEL_LINE = regex.compile(
     r"[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]*)?"
@@ -1138,6 +1561,66 @@ def _speaker(text: str, s: int, e: int) -> tuple[str | None, int]:
         return m.group("who"), m.end()
     q = _QUOTE.match(text, s, e)
     return None, q.end() if q is not None else s
+
+
+# Endings of English agent nouns that first names and surnames hardly have, with the length a
+# word needs: "Preparer", "Pharmacist", "Coordinator", "Applicant", "Adjuster" (not "Peter",
+# "Oliver", "Heather", "Vincent", "Victor", "Marian", "Lucian", "Miller", "Meyer", "Sylvester").
+_AGENT_ENDINGS = (
+    ("rer", 6),
+    ("ist", 5),
+    ("ator", 6),
+    ("itor", 6),
+    ("ssor", 6),
+    ("eer", 6),
+    ("uster", 7),
+    ("ee", 7),
+    ("cian", 7),
+    ("ant", 7),
+    ("arian", 8),
+    ("ent", 8),
+    ("ctor", 8),
+)
+# Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
+_HEADER_WORDS = frozenset(
+    _SEPARATORS.split(
+        "content type length encoding accept language request id user agent cache control forwarded "
+        "for host origin referer referrer authorization cookie set connection keep alive transfer "
+        "range etag modified since match none retry after location vary via server trace "
+        "correlation api key token real ip proto frame options security policy strict transport "
+        "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
+        "dnt sec fetch mode site dest disposition message mime version reply return path received "
+        "priority mailer spam status tenant session client span parent"
+    )
+)
+
+
+def _agent_noun(word: str) -> bool:
+    """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
+    return word not in ("desiree", "christ") and any(
+        len(word) >= n and word.endswith(end) for end, n in _AGENT_ENDINGS
+    )
+
+
+def _header_key(word: str) -> bool:
+    """Whether a hyphenated label is a header's key ("content-type", "x-request-id")."""
+    parts = word.split("-")
+    if len(parts) < 2:
+        return False
+    return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
+
+
+def _list_goes_on(text: str, e: int) -> bool:
+    """Whether a list may go on after a name ending at ``e``: a comma, "and" or "&", maybe
+    after a role in brackets (a cheap test before ``list_rest``)."""
+    j = e
+    if text[j : j + 2] == " (" or text[j : j + 1] == "(":
+        close = text.find(")", j, j + 34)
+        if close < 0:
+            return False
+        j = close + 1
+    nxt = text[j : j + 5]
+    return nxt[:1] == "," or nxt == " and " or nxt[:3] == " & "
 
 
 def _has_digit(text: str) -> bool:
@@ -1290,8 +1773,9 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, '"“')
     elif how == "bare_field":  # "name Colin Thorne dob ..."
         i = _skip(text, end, " \t")
-    elif how == "relation":  # "my mother, Jane"
-        i = _skip_space(text, end, ",")
+    elif how == "relation":  # "my mother, Jane", "the other driver was Jane Roe"
+        was = _IS_WAS.match(text, end)
+        i = _skip_space(text, end, ",") if was is None else _skip_space(text, was.end())
     elif how == "title":  # "Mr. van der Berg"
         i = _skip(text, end, ". \t")
     elif how in ("talk", "speaker"):  # "speak with owen", "Agent Rebecca:"
@@ -1300,7 +1784,7 @@ def _name_index(how: str, text: str, end: int) -> int:
         i = _skip_space(text, end, "\"'")
         if i >= len(text) or text[i] not in ":=":
             return -1
-        return _skip_space(text, i + 1, "\"'")
+        return _skip_space(text, i + 1, "\"'[>")
     elif how == "list_field":  # "cc: Jane"
         i = _skip(text, end, " \t")
         if i >= len(text) or text[i] != ":":
@@ -1320,7 +1804,39 @@ def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
 
 
 def _possessive(text: str, p: int) -> int:
-    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1."""
+    """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1.
+
+    One of ``_KIN_ADJECTIVES`` may stand between ("my late father"); "and" and "additional"
+    stand alone ("and grandpa Tariq Ahmed").
+    """
+    start = _possessive_word(text, p)
+    if start >= 0:
+        return start
+    w = _word_before(text, p)
+    if w < 0:
+        return -1
+    word = text[w:p].strip().lower()
+    if word in _KIN_JOINERS:
+        return w
+    if word in _KIN_ADJECTIVES:
+        return _possessive_word(text, w)
+    return -1
+
+
+def _word_before(text: str, p: int) -> int:
+    """Start of the word right before ``p`` (blanks between), or -1."""
+    j = p
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == p:
+        return -1
+    k = j
+    while k > 0 and text[k - 1].isalpha():
+        k -= 1
+    return k if k < j and (k == 0 or not text[k - 1].isalnum()) else -1
+
+
+def _possessive_word(text: str, p: int) -> int:
     j = p
     while j > 0 and text[j - 1].isspace():
         j -= 1
@@ -1331,8 +1847,9 @@ def _possessive(text: str, p: int) -> int:
     if j == p or text[j - 1] not in "yrsYRS\u017f":
         return -1
     for word in _POSSESSIVES:
-        if j >= len(word) and text[j - len(word) : j].casefold() == word:
-            return j - len(word)
+        k = j - len(word)
+        if k >= 0 and text[k:j].casefold() == word and (k == 0 or not text[k - 1].isalnum()):
+            return k
     return -1
 
 

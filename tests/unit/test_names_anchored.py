@@ -66,7 +66,11 @@ class WholeText(NameDetector):
             out += list(self._structure(text))
         if "," in text:
             out += list(self._person_records(text))
-        return out
+        # So are the shapes without phrases, the rest of a list and what cancels a name.
+        out += self._more(text)
+        if out:
+            out += list(self._list_rest(text, out))
+        return [c for c in out if not self._xml_key(text, *c) and not self._not_person(text, *c)]
 
 
 FAST = NameDetector(LEXICON)
