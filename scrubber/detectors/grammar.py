@@ -65,6 +65,12 @@ _POINTS_BACK = re.compile(
     r"\W*(?:that|this|it|which|those|these)(?:['’]s\b|s\b|['’]d\b|\s+(?:is|are|was|were|would|should|will)\b)",
     re.IGNORECASE,
 )
+# Words of a request made as a statement: "Please type your social with no dashes", "I'll need
+# the subscriber's social". A sentence with one of them and no value asks, as a question does.
+_REQUEST_WORDS = re.compile(
+    r"\b(?:please|pls|plz|need|provide|type|give|confirm|read|send|tell|enter|share|verify)\b",
+    re.IGNORECASE,
+)
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -629,7 +635,7 @@ class GrammarDetector:
                     continue
                 if number and request is None and top and self._out_of_reach(text, mine, s, e, top):
                     continue
-                question = text[s:e].rstrip().endswith("?")
+                question = text[s:e].rstrip().endswith("?") or _REQUEST_WORDS.search(text, s, e) is not None
                 # "4821... that's the last four of my social": a sentence that points back.
                 back = back if gated and _POINTS_BACK.match(text, s, e) else None
                 if (
@@ -654,7 +660,8 @@ class GrammarDetector:
                 sentence = _Sentence(index, line_no, tokens, cues, vals, qualified)
                 if request is not None and self._reply(sentence):
                     asked = request[1]
-                    self._emit(text, asked.fragment, vals[0], asked.cue, 0.1, out)
+                    # "it's the one ending 4668": a qualifier in the reply makes it a fragment.
+                    self._emit(text, asked.fragment or qualified, vals[0], asked.cue, 0.1, out)
                     continue
                 found.append(sentence)
             pos += len(line) + 1
@@ -793,11 +800,15 @@ class GrammarDetector:
 
     def _reply(self, s: _Sentence) -> bool:
         """A reply: short, with one number in it and no cue of its own (a speaker's label that
-        happens to be a cue word, "Client: 0262", names no value: it does not count)."""
-        return (
-            len(s.tokens) <= self.grammar.carry_max_tokens
-            and len(s.values) == 1
-            and all(self._label(s, c) for c in s.cues)
+        happens to be a cue word, "Client: 0262", names no value, nor does a qualifier alone,
+        "it's the one ending 4668": they do not count)."""
+        named = self.grammar.entity_lists
+        if len(s.values) != 1:
+            return False
+        v = s.values[0]
+        # The value's own words do not make a reply long ("four one one one, one one one one, ...").
+        return len(s.tokens) - (v.last - v.first) <= self.grammar.carry_max_tokens and all(
+            self._label(s, c) or (c.qualifier and not c.lists & named) for c in s.cues
         )
 
     def _label(self, s: _Sentence, c: _Cue) -> bool:

@@ -706,6 +706,13 @@ _FILLER_RUN = re.compile(r"([Xx0*#.•_-])\1{7}")
 _SHELL_VARIABLE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+)")
 
 
+# Words that say "put your own here" inside a key-shaped value.
+_TEMPLATE_WORDS = re.compile(
+    r"(?i)(?:^|[-_.])(?:replace[-_.]?me|change[-_.]?me|your[-_.](?:api[-_.])?(?:key|token|secret|password)"
+    r"|insert[-_.]|placeholder|example[-_.]?(?:key|token)|dummy|fake[-_.]?(?:key|token))"
+)
+
+
 def _placeholder(v: str) -> bool:
     """Whether ``v`` stands for a secret instead of being one: a variable reference
     ("$NPM_TOKEN", "${API_KEY}", "%DB_PASS%", "{{ secrets.X }}"), a bracketed note
@@ -718,6 +725,10 @@ def _placeholder(v: str) -> bool:
         return True  # a Windows variable: %DB_PASS%
     if v[0] == "(" and v[1:].rstrip(")").replace("-", "").replace("_", "").isalpha():
         return True  # Terraform's "(sensitive value)", "(hidden)", "(redacted)"
+    if _TEMPLATE_WORDS.search(v) is not None:
+        return True  # "xoxb-REPLACE-ME", "sk_live_YOUR_KEY_HERE", "<insert-token>"
+    if v.startswith(("/", "~/")) and "/" in v[1:]:
+        return True  # a path ("PWD=/home/ops" in sudo's log is the working directory)
     return _FILLER_RUN.search(v) is not None
 
 
@@ -740,7 +751,9 @@ def secret_value(value: str) -> int:
 
 def secret_token(value: str) -> int:
     """A provider's key or token (the pattern checked its shape): not a template's filler."""
-    return 0 if _FILLER_RUN.search(value) is not None else len(value)
+    if _FILLER_RUN.search(value) is not None or _TEMPLATE_WORDS.search(value) is not None:
+        return 0
+    return len(value)
 
 
 def credential(value: str) -> int:

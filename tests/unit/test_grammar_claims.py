@@ -62,6 +62,15 @@ POSITIVE = [
     # A reply whose speaker label is a cue word of no rule's entity ("client" is an IP cue).
     ("CREDIT_CARD", "Operator: Can you give me the last four digits on the card?\nClient: [[0262]]"),
     ("CREDIT_CARD", "[12:09] Rep: last four of the card on file?\n[12:10] Client: [[0262]]"),
+    # A request made as a statement, and replies that are whole values or fragments.
+    ("US_SSN", "Rep: please enter your social security number for the form\nCaller: [[524593318]]"),
+    ("CREDIT_CARD", "Rep: which card should I use?\nCustomer: it's the one ending [[4668]]"),
+    (
+        "CREDIT_CARD",
+        "Agent: the card number please?\nGuest: [[four one one one, one one one one, one one one one, "
+        "one one one one]]",
+    ),
+    ("PHONE_NUMBER", "ok ring me on [[4 1 5 5 5 5 2 6 7 1]] later"),
     # A request for several things, answered one line each: the third line is still a reply.
     (
         "US_SSN",
@@ -108,6 +117,8 @@ NEGATIVE = [
     "the card ending 4242 was charged {{1999}} on my card",
     "Visa ending 4242 - {{1250}} points earned",
     "ssn last 4 1234; order {{5678}} is late",
+    # Statements that are no request: nothing asks for the number after them.
+    "Customer: I'll send the card photo tomorrow\nCustomer: {{1234}}",
     # A lone "#" before a number is a number sign, not a mask.
     "3 PRs merged (#{{2210}}, #2214, #2219)",
     "code for the gate is #{{4410}}.",

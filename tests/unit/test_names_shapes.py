@@ -119,6 +119,8 @@ NEGATIVE = [
     "Dear Parents,\nthe trip is on Friday.",
     "Dear Consulate,\nI am writing about my visa.",
     "Dear Visa Section,\nplease advise.",
+    "Dear Counsel,\nplease see the attached notice.",
+    "Thanks,\n\nResidents' Association",
     "Dear Hiring Team,\nplease find my CV attached.",
     # Departments as signature lines.
     "Thanks,\nInvestor Relations",

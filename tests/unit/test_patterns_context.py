@@ -132,6 +132,10 @@ NEGATIVE = [
     ("SECRET", "password: changeme"),
     ("SECRET", "password=[FILTERED]"),
     ("SECRET", "dsn postgres://app:xxxxxxxx@db.internal:5432/x"),
+    ("SECRET", "SLACK_TOKEN=xoxb-REPLACE-ME NODE_ENV=production"),
+    ("SECRET", "STRIPE_KEY=sk_live_YOUR_KEY_HERE"),
+    # sudo's log: PWD is the working directory.
+    ("SECRET", "sudo: ops : TTY=pts/1 ; PWD=/home/ops-admin2 ; USER=root ; COMMAND=/usr/bin/id"),
     # ... nor command lines without a password, nor group ids.
     ("SECRET", "curl -u $USER:$PASS https://x.example.com"),
     ("SECRET", "docker run -u 1000:1000 image"),
