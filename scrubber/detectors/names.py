@@ -118,6 +118,15 @@ _SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
 _SIG_DASHES = ("--", "—", "–")
 _DASH, _EM_DASH, _EN_DASH = _SIG_DASHES
 _SEPARATORS = re.compile(r"[\s_-]+")
+# A signature's contact line: a phone number or an e-mail address, maybe after "Tel:", "M:".
+# Bounded classes on one line: linear.
+_SIG_CONTACT = re.compile(
+    r"[ \t]*(?:(?:tel|phone|mobile|cell|mob|m|t|p|e|email|e-mail)[ \t]*[:.][ \t]*)?"
+    r"(?:\+?[\d(][\d ()./-]{6,24}\d(?:[ \t]*(?:ext\.?|x)[ \t]*\d{1,6})?"
+    r"|[^\s@]{1,64}@[^\s@]{1,255}\.[A-Za-z]{2,24})"
+    r"[ \t\r]*",
+    re.IGNORECASE,
+)
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -1140,6 +1149,9 @@ class NameDetector:
                     for w in _SEPARATORS.split(nxt.lower().strip(".,|"))
                 ):
                     n = named(i)
+                elif _SIG_CONTACT.fullmatch(nxt) is not None:
+                    # A full name over a phone number or an e-mail address ("Wanjiru Kamau\n+44 ...").
+                    n = named(i, 3, 2)
                 else:
                     n = None
             else:

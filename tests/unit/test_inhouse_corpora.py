@@ -12,12 +12,13 @@ import pytest
 CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 
 # name: (recall, precision, hard-negative records flagged, leak rate): floors and ceilings a
-# little below what was reached on 2026-11-25 (a: 0.935 / 0.998 / 0 / 0.062; b: 0.928 / 0.994 /
-# 0 / 0.062; c: 0.830 / 0.970 / 5 / 0.146).
+# little below what was reached on 2026-11-25 (a: 0.936 / 0.998 / 0 / 0.061; b: 0.936 / 0.994 /
+# 0 / 0.055; c: 0.854 / 0.982 / 1 / 0.123; c scored 0.830 / 0.970 / 5 / 0.146 when it was first
+# run, before anything was changed for it).
 FLOORS = {
     "inhouse-a": (0.92, 0.99, 2, 0.08),
-    "inhouse-b": (0.91, 0.98, 2, 0.08),
-    "inhouse-c": (0.81, 0.95, 7, 0.17),
+    "inhouse-b": (0.92, 0.98, 2, 0.07),
+    "inhouse-c": (0.83, 0.96, 3, 0.14),
 }
 
 

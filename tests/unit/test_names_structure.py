@@ -86,6 +86,12 @@ MAIL = [
     "see attached\n\n[[Keiko Sato]]\nSenior Engineer",
     "see attached\n\n[[Keiko Sato]]\n-- \nSent from the Fjord office",
     "> Thanks,\n> [[João]]",
+    # A full name over a contact line; closings in other languages.
+    "I'd like to dispute a charge.\n\n[[Wanjiru Kamau]]\n+44 20 7183 8750",
+    "see below.\n\n[[Jane Roe]]\nM: +1 415 555 0142",
+    "Merci,\n[[Chloé Beaumont]]",
+    "Bien à vous,\n[[Élodie Vermeulen]]",
+    "Mit freundlichen Grüßen\n[[Jürgen Vogt]]",
 ]
 
 
@@ -96,6 +102,9 @@ def test_names_by_shape_and_layout(detector: NameDetector, marked: str) -> None:
 
 
 NEGATIVE = [
+    # Offices and desks over a contact line; opening hours.
+    "see below.\n\nOrder Desk\n+44 20 7183 8750",
+    "see below.\n\nOpening Hours\n09:00-17:00",
     # Chat roles, mistyped roles and handles are no names, with or without a time stamp.
     "[15:40] Advisor: Good evening\n[15:41] Customer: hi",
     "[09:15] Assistant: Hi!",
