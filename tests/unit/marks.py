@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from scrubber.detectors import Detector
+
 _MARK = re.compile(r"\[\[(.+?)\]\]")
 
 
@@ -18,3 +20,14 @@ def marked_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
         plain += m.group(1)
         pos = m.end()
     return plain + text[pos:], spans
+
+
+def marked_values(text: str) -> tuple[str, list[str]]:
+    """The text without its [[...]] marks, and what the marks held, in order."""
+    plain, spans = marked_spans(text)
+    return plain, [plain[a:b] for a, b in spans]
+
+
+def found_values(detector: Detector, text: str) -> list[str]:
+    """What ``detector`` finds in ``text``, in the order of the text."""
+    return [text[f.start : f.end] for f in sorted(detector.detect(text), key=lambda f: f.start)]

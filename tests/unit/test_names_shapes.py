@@ -5,9 +5,8 @@ unmasked: XML field names, role labels, header keys, group greetings, department
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from marks import found_values, marked_values
 
 from scrubber import rulefile
 from scrubber.detectors import names
@@ -17,14 +16,6 @@ from scrubber.detectors.names import NameDetector, load_names
 @pytest.fixture(scope="module")
 def detector() -> NameDetector:
     return NameDetector(load_names(rulefile.grammar_dir() / "names.yaml"))
-
-
-def _marked(text: str) -> tuple[str, list[str]]:
-    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
-
-
-def _found(detector: NameDetector, text: str) -> list[str]:
-    return [text[f.start : f.end] for f in sorted(detector.detect(text), key=lambda f: f.start)]
 
 
 POSITIVE = [
@@ -94,8 +85,8 @@ POSITIVE = [
 
 @pytest.mark.parametrize("marked", POSITIVE)
 def test_names_in_new_shapes(detector: NameDetector, marked: str) -> None:
-    text, names = _marked(marked)
-    assert _found(detector, text) == names
+    text, names = marked_values(marked)
+    assert found_values(detector, text) == names
 
 
 NEGATIVE = [
@@ -156,7 +147,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_of_the_new_shapes(detector: NameDetector, text: str) -> None:
-    assert _found(detector, text) == []
+    assert found_values(detector, text) == []
 
 
 @pytest.mark.parametrize(

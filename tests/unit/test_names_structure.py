@@ -6,9 +6,8 @@ look-alikes of each that must stay unmasked."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from marks import found_values, marked_values
 
 from scrubber import rulefile
 from scrubber.detectors.names import NameDetector, load_names
@@ -17,14 +16,6 @@ from scrubber.detectors.names import NameDetector, load_names
 @pytest.fixture(scope="module")
 def detector() -> NameDetector:
     return NameDetector(load_names(rulefile.grammar_dir() / "names.yaml"))
-
-
-def _marked(text: str) -> tuple[str, list[str]]:
-    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
-
-
-def _found(detector: NameDetector, text: str) -> list[str]:
-    return [text[f.start : f.end] for f in sorted(detector.detect(text), key=lambda f: f.start)]
 
 
 WORD_SHAPE = [
@@ -97,8 +88,8 @@ MAIL = [
 
 @pytest.mark.parametrize("marked", WORD_SHAPE + TRANSCRIPTS + RUNNING_TEXT + MAIL)
 def test_names_by_shape_and_layout(detector: NameDetector, marked: str) -> None:
-    text, names = _marked(marked)
-    assert _found(detector, text) == names
+    text, names = marked_values(marked)
+    assert found_values(detector, text) == names
 
 
 NEGATIVE = [
@@ -152,4 +143,4 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_of_layout_names_stay_unmasked(detector: NameDetector, text: str) -> None:
-    assert _found(detector, text) == []
+    assert found_values(detector, text) == []
