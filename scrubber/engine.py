@@ -14,7 +14,7 @@ import regex
 
 from scrubber.detectors import BatchDetector, Detector, validators
 from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
-from scrubber.detectors.validators import documentation_ip, private_ip
+from scrubber.detectors.validators import ip_range
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
@@ -270,10 +270,10 @@ class Scrubber:
 
     def _ip_kept(self, value: str) -> bool:
         """Whether an address is masked: documentation and private ranges only if the policy says."""
-        policy = self.policy
-        return (policy.documentation_ips or not documentation_ip(value)) and (
-            policy.private_ips or not private_ip(value)
-        )
+        kind = ip_range(value)
+        if kind is None:
+            return True
+        return self.policy.documentation_ips if kind == "documentation" else self.policy.private_ips
 
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:

@@ -27,6 +27,7 @@ from scrubber import rulefile
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.tokens import (
     MASK_HINT,
+    MASK_START,
     SPELLED_WORD,
     Token,
     Value,
@@ -1219,13 +1220,9 @@ def _distance(heads: Sequence[int], a: int, b: int) -> int:
     return steps + up[node]
 
 
-# What a mask is typed with (tokens._MASK_START): "##1234" and "###-##-1234" are masks.
-_MASK_CHARS = frozenset("•*xX#…·-")
-
-
 def _number_sign(text: str, v: Value) -> bool:
     """Whether a masked value is a number after a lone "#" ("PR #2210", "the gate code is
     #4410"): a number sign, not a mask. A cue may still claim it ("card #4242"); the rules for
-    masked values that no cue claims do not take it."""
+    masked values that no cue claims do not take it. "##1234" and "###-##-1234" are masks."""
     at = v.start
-    return at > 0 and text[at - 1] == "#" and (at < 2 or text[at - 2] not in _MASK_CHARS)
+    return at > 0 and text[at - 1] == "#" and (at < 2 or text[at - 2] not in MASK_START)

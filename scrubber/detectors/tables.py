@@ -242,7 +242,8 @@ class TableDetector:
         if not tables:
             return []
         sample = [Table(t.columns, t.rows[:SAMPLE_ROWS]) for t in tables]
-        named = self._run(ColumnView(text, sample), deadline)
+        view = ColumnView(text, sample)
+        named = self._run(view, deadline)
         if all(len(t.rows) <= SAMPLE_ROWS for t in tables):
             return named
         # A long table: its column names are read again only in the columns where, in the first
@@ -253,12 +254,10 @@ class TableDetector:
         for f in self._run(bare, deadline):
             key = (f.start, f.end, f.entity)
             plain[key] = max(f.score, plain.get(key, 0.0))
-        view_of = ColumnView(text, sample)
         useful = frozenset(
             place
             for f in named
-            if f.score > plain.get((f.start, f.end, f.entity), -1.0)
-            and (place := view_of.place(f)) is not None
+            if f.score > plain.get((f.start, f.end, f.entity), -1.0) and (place := view.place(f)) is not None
         )
         if not useful:
             return named

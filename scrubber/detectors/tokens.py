@@ -67,7 +67,7 @@ NUMBER_LIKE = regex.compile(r"\d|\b(?:" + "|".join(SPELLED) + r")\b", regex.IGNO
 # starts with a mask character; a number starts with "+", "(" or a digit (``regex`` knows
 # digits of a newer Unicode than ``str``, all of them astral); a word for the ALNUM shape is
 # ASCII, five characters or more and not all letters.
-_MASK_START = frozenset("•*xX#…·-")
+MASK_START = frozenset("•*xX#…·-")
 _NUMBER_START = frozenset("+(")
 _ASTRAL = "\U00010000"
 # A whitespace-separated word as the ``regex`` module's \S+ finds it: ``re``'s \s also takes
@@ -314,7 +314,7 @@ def values(
         # Most words start no value: no mask, no number, no spelled digit, no ALNUM word
         # (_alnum_like, inline: its first tests reject most words).
         if (
-            t[0] not in _MASK_START
+            t[0] not in MASK_START
             and t[-1] not in _NUMBER_END
             and (len(t) > 5 or t.lower() not in SPELLED)
             and (not alnum or len(t) < 5 or t.isalpha() or not t.isascii() or not _alnum_like(t))
@@ -327,13 +327,13 @@ def values(
         masked = False
         first = i
         # Only a word that starts with a mask character can be a mask or a masked number.
-        if t[0] in _MASK_START:
+        if t[0] in MASK_START:
             while _MASK.fullmatch(t) and i + 1 < n and i + 1 not in skip:
                 masked = True
                 i += 1
                 tok = tokens[i]
                 t = tok.text
-            m = _MASKED.fullmatch(t) if t[0] in _MASK_START else None
+            m = _MASKED.fullmatch(t) if t[0] in MASK_START else None
             if m is not None and not _NUMBER.fullmatch(t):
                 out.append(Value(i, i, tok.start + m.start("d"), tok.end, m.group("d"), False, True))
                 i += 1

@@ -464,20 +464,6 @@ def ipv6(value: str) -> int:
     return len(value)
 
 
-def documentation_ip(value: str) -> bool:
-    """Whether ``value`` is an address of a documentation range (RFC 5737, RFC 3849).
-
-    Such addresses are examples, not anyone's; a policy decides whether to mask them.
-    """
-    try:
-        addr = ipaddress.ip_address(value)
-    except ValueError:
-        return False
-    if isinstance(addr, ipaddress.IPv4Address):
-        return any(addr in n for n in _DOC_V4)
-    return addr in _DOC_V6
-
-
 # Private networks: RFC 1918, IPv4 link-local, IPv6 unique-local and link-local.
 _PRIVATE = tuple(
     ipaddress.ip_network(n)
@@ -485,16 +471,21 @@ _PRIVATE = tuple(
 )
 
 
-def private_ip(value: str) -> bool:
-    """Whether ``value`` is an address of a private network (10/8, 172.16/12, 192.168/16, link-local,
-    IPv6 unique-local): the addresses of a company's own hosts, routers and containers, which
-    reach no log from the internet as a client's address. A policy decides whether to mask them.
+def ip_range(value: str) -> str | None:
+    """Which range an address of a finding lies in, for the policy to decide on, parsed once:
+    "documentation" (RFC 5737, RFC 3849: examples, not anyone's), "private" (10/8, 172.16/12,
+    192.168/16, link-local, IPv6 unique-local: a company's own hosts, routers and containers,
+    which reach no log from the internet as a client's address), or None.
     """
     try:
         addr = ipaddress.ip_address(value)
     except ValueError:
-        return False
-    return any(addr.version == n.version and addr in n for n in _PRIVATE)
+        return None
+    if addr in _DOC_V6 if addr.version == 6 else any(addr in n for n in _DOC_V4):
+        return "documentation"
+    if any(addr.version == n.version and addr in n for n in _PRIVATE):
+        return "private"
+    return None
 
 
 _MONTHS = {
