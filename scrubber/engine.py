@@ -12,9 +12,10 @@ from pathlib import Path
 
 import regex
 
-from scrubber.detectors import BatchDetector, Detector, validators
+from scrubber.detectors import BatchDetector, Detector
 from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
-from scrubber.detectors.validators import ip_range
+from scrubber.detectors.validators import phone
+from scrubber.detectors.validators.ip import ip_range
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
@@ -348,7 +349,7 @@ class _Guard:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        validators.forget()
+        phone.forget()
         if isinstance(exc, Exception) and not isinstance(exc, ScrubError):
             raise _failure(self.det, exc) from exc
 

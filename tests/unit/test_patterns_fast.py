@@ -13,10 +13,11 @@ import pytest
 import regex
 
 from load import streams
-from scrubber.detectors import patterns, validators
+from scrubber.detectors import patterns
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.registry import build_detectors
+from scrubber.detectors.validators import ip, phone, phone_metadata
 from scrubber.dial import ENTITIES
 from scrubber.rulefile import grammar_dir
 
@@ -151,13 +152,13 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
     values += [("+11 415 555 0142", None), ("1 415 555 0142", "US"), ("٤١٥٥٥٥٠١٤٢٠", "US")]
     taken = 0
     for value, region in values:
-        digits = validators._north_american(value, region)
+        digits = phone_metadata.north_american(value, region)
         if digits is not None:
             taken += 1
             fast = phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
             assert fast == _parsed(value, region), value
-            assert validators._parse(value, region) == phonenumbers.is_valid_number(fast)
-    validators.forget()
+            assert phone._parse(value, region) == phonenumbers.is_valid_number(fast)
+    phone.forget()
     # Valid in the US, elsewhere in North America (Canada, the Bahamas, Jamaica), or nowhere.
     for value in [
         "(415) 555-0142",
@@ -168,8 +169,8 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
         "999 555 0142",
     ]:
         expected = phonenumbers.is_valid_number(phonenumbers.parse(value, "US"))
-        assert validators._parse(value, "US") == expected, value
-    validators.forget()
+        assert phone._parse(value, "US") == expected, value
+    phone.forget()
     assert taken > 500
 
 
@@ -200,11 +201,11 @@ def test_validity_in_a_region_is_what_libphonenumber_says() -> None:
     for code in sorted(phonenumbers.SUPPORTED_REGIONS):
         meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
         assert meta is not None
-        judged += validators._region(code) is not None
+        judged += phone_metadata.read_region(code) is not None
         for nsn in _near_examples(rnd, code, 60):
             number = _parsed(f"+{meta.country_code}{nsn}", None)
             if number is not None:
-                fast = validators._valid_in(phonenumbers.national_significant_number(number), code)
+                fast = phone_metadata.valid_in(phonenumbers.national_significant_number(number), code)
                 if fast is not None:
                     assert fast == phonenumbers.is_valid_number_for_region(number, code), (code, nsn)
     assert judged > 200  # most regions are read off their metadata, not left to the library
@@ -224,11 +225,11 @@ def test_a_hopeless_national_number_is_invalid_per_libphonenumber() -> None:
         )
         values.append((rnd.choice(["", "(", " ", "+"]) + marked.strip(), code))
     for value, code in values:
-        if validators._hopeless(value, code):
+        if phone_metadata.hopeless(value, code):
             hopeless += 1
             number = _parsed(value, code)
             assert number is None or not phonenumbers.is_valid_number(number), (value, code)
-    assert validators._hopeless("078-05-1120", "GB")
+    assert phone_metadata.hopeless("078-05-1120", "GB")
     assert hopeless > 1000
 
 
@@ -253,7 +254,7 @@ def test_no_date_or_time_has_more_than_eight_digits() -> None:
         )
     dates = 0
     for value in values:
-        if validators._looks_like_date_or_time(value):
+        if phone._looks_like_date_or_time(value):
             dates += 1
             assert sum(ch.isdigit() for ch in value) <= 8, value
     assert dates > 100
@@ -283,7 +284,7 @@ def test_ipv4_reads_dotted_quads_as_ipaddress_does() -> None:
         values.append(".".join(str(o) for o in octets))
     values += ["٤.٤.٤.٤", "1.2.3.04", "1.2.3.4 "]
     for value in values:
-        assert validators.ipv4(value) == _ipv4_by_ipaddress(value), value
+        assert ip.ipv4(value) == _ipv4_by_ipaddress(value), value
 
 
 def test_digit_counts_and_runs_of_ascii_texts_read_as_bytes() -> None:
@@ -328,4 +329,4 @@ def test_grouped_phone_shapes_read_as_runs_of_digits() -> None:
             rnd.choice(["", "+", " +", "(", "00"]) + "".join(g + s for g, s in zip(groups, seps, strict=True))
         )
     for value in values:
-        assert validators._may_be_grouped_phone(value) == _grouped_by_runs(value), value
+        assert phone._may_be_grouped_phone(value) == _grouped_by_runs(value), value

@@ -1,0 +1,95 @@
+"""Identifiers with a checksum or a plain shape: cards, IBANs, SSNs, routing and account
+numbers, passports, driver's licences, e-mail addresses."""
+
+from __future__ import annotations
+
+from stdnum import iban as std_iban
+from stdnum import luhn
+from stdnum.us import rtn, ssn
+
+from scrubber.detectors.validators.base import digits_of
+
+# Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
+_CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
+    (range(4, 5), 1, frozenset({13, 16, 19})),  # Visa
+    (range(51, 56), 2, frozenset({16})),  # Mastercard
+    (range(2221, 2721), 4, frozenset({16})),  # Mastercard 2-series
+    (range(34, 35), 2, frozenset({15})),  # Amex
+    (range(37, 38), 2, frozenset({15})),  # Amex
+    (range(6011, 6012), 4, frozenset({16, 19})),  # Discover
+    (range(644, 650), 3, frozenset({16, 19})),  # Discover
+    (range(65, 66), 2, frozenset({16, 19})),  # Discover
+    (range(622126, 622926), 6, frozenset({16, 19})),  # Discover / UnionPay co-brand
+    (range(3528, 3590), 4, frozenset({16, 19})),  # JCB
+    (range(300, 306), 3, frozenset({14, 16})),  # Diners Club
+    (range(36, 37), 2, frozenset({14, 16})),  # Diners Club
+    (range(38, 40), 2, frozenset({14, 16})),  # Diners Club
+    (range(62, 63), 2, frozenset({16, 17, 18, 19})),  # UnionPay
+)
+
+
+def luhn_card(value: str) -> int:
+    digits = digits_of(value)
+    # Test numbers such as 4111 1111 1111 1111 are masked too: they are Luhn-valid card numbers
+    # in a real range, and a scrubber cannot tell them from live ones.
+    if not 13 <= len(digits) <= 19:
+        return 0
+    for prefixes, width, lengths in _CARD_PREFIXES:
+        if int(digits[:width]) in prefixes and len(digits) in lengths:
+            return len(value) if luhn.is_valid(digits) else 0
+    return 0
+
+
+def iban(value: str) -> int:
+    # The pattern may run on into a following group; drop groups from the end until it checks.
+    parts = value.split()
+    while parts:
+        candidate = " ".join(parts)
+        if std_iban.is_valid(candidate):
+            return len(candidate)
+        if len(parts) == 1:
+            break
+        parts.pop()
+    return len(value) if std_iban.is_valid(value) else 0
+
+
+def us_ssn(value: str) -> int:
+    digits = digits_of(value)
+    return len(value) if len(digits) == 9 and ssn.is_valid(digits) else 0
+
+
+def aba_routing(value: str) -> int:
+    return len(value) if rtn.is_valid(value) else 0
+
+
+def bank_account(value: str) -> int:
+    """A bank account number: digits that are not one repeated digit or a plain run."""
+    digits = digits_of(value)
+    if len(set(digits)) < 3 or digits in "01234567890123456789" or digits in "98765432109876543210":
+        return 0
+    return len(value)
+
+
+def passport(value: str) -> int:
+    digits = sum(c.isdigit() for c in value)
+    if digits < 1 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
+        return 0
+    return len(value)
+
+
+def driver_license(value: str) -> int:
+    alnum = [c for c in value if c.isalnum()]
+    digits = sum(c.isdigit() for c in alnum)
+    if not 6 <= len(alnum) <= 20 or digits < 1 or len(set(alnum)) < 3:
+        return 0
+    if value.isalpha():
+        return 0
+    return len(value)
+
+
+_FILE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "map", "ico"})
+
+
+def email(value: str) -> int:
+    tld = value.rsplit(".", 1)[-1].lower()
+    return 0 if tld in _FILE_SUFFIXES else len(value)

@@ -1,0 +1,163 @@
+"""Secrets: passwords, keys and tokens that are values, not placeholders or template filler."""
+
+from __future__ import annotations
+
+import re
+
+_PLACEHOLDER_WORDS = frozenset(
+    [
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "empty",
+        "secret",
+        "password",
+        "changeme",
+        "wrong",
+        "incorrect",
+        "invalid",
+        "expired",
+        "reset",
+        "changed",
+        "required",
+        "missing",
+        "correct",
+        "not",
+        "too",
+        "the",
+        "my",
+        "your",
+        "a",
+        "an",
+        "set",
+        "updated",
+        "weak",
+        "strong",
+        "ok",
+        "fine",
+        "same",
+        "different",
+        "case",
+        "sensitive",
+        "here",
+        "there",
+        "below",
+        "above",
+        "attached",
+        "same",
+        "enabled",
+        "disabled",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "unknown",
+        "xxx",
+        "xxxx",
+        "xxxxx",
+    ]
+)
+
+
+# A run of one of these characters this long in a key is a template's filler ("AKIAXXXX...",
+# "sk_test_0000...", "ghp_****..."), not a key: random keys have no such runs.
+_FILLER_RUN = re.compile(r"([Xx0*#.•_-])\1{7}")
+_SHELL_VARIABLE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+)")
+
+
+# Words that say "put your own here" inside a key-shaped value.
+_TEMPLATE_WORDS = re.compile(
+    r"(?i)(?:^|[-_.])(?:replace[-_.]?me|change[-_.]?me|your[-_.](?:api[-_.])?(?:key|token|secret|password)"
+    r"|insert[-_.]|placeholder|example[-_.]?(?:key|token)|dummy|fake[-_.]?(?:key|token))"
+)
+
+
+def _placeholder(v: str) -> bool:
+    """Whether ``v`` stands for a secret instead of being one: a variable reference
+    ("$NPM_TOKEN", "${API_KEY}", "%DB_PASS%", "{{ secrets.X }}"), a bracketed note
+    ("<your-token-here>", "[FILTERED]", "(sensitive value)") or a run of filler characters."""
+    if v.startswith(("${", "$(", "{{", "<", "%(", "[")) or v.endswith((">", "}}")):
+        return True
+    if _SHELL_VARIABLE.fullmatch(v) is not None:
+        return True  # $NPM_TOKEN, $db_pass (not "$ecret99": a variable has no digits then)
+    if len(v) > 2 and v[0] == "%" and v[-1] == "%":
+        return True  # a Windows variable: %DB_PASS%
+    if v[0] == "(" and v[1:].rstrip(")").replace("-", "").replace("_", "").isalpha():
+        return True  # Terraform's "(sensitive value)", "(hidden)", "(redacted)"
+    if _TEMPLATE_WORDS.search(v) is not None:
+        return True  # "xoxb-REPLACE-ME", "sk_live_YOUR_KEY_HERE", "<insert-token>"
+    if v.startswith(("/", "~/")) and "/" in v[1:]:
+        return True  # a path ("PWD=/home/ops" in sudo's log is the working directory)
+    return _FILLER_RUN.search(v) is not None
+
+
+def secret_value(value: str) -> int:
+    v = value.rstrip(".,;:)]}")
+    if len(v) < 4:
+        return 0
+    low = v.lower()
+    if low in _PLACEHOLDER_WORDS or len(set(v)) <= 2 or _placeholder(v):
+        return 0
+    if set(v) <= set("*x•#?."):
+        return 0
+    has_digit = any(c.isdigit() for c in v)
+    has_symbol = any(not c.isalnum() for c in v)
+    mixed_case = v != v.lower() and v != v.upper()
+    if not (has_digit or has_symbol or mixed_case or len(v) >= 12):
+        return 0
+    return len(v)
+
+
+def secret_token(value: str) -> int:
+    """A provider's key or token (the pattern checked its shape): not a template's filler."""
+    if _FILLER_RUN.search(value) is not None or _TEMPLATE_WORDS.search(value) is not None:
+        return 0
+    return len(value)
+
+
+def credential(value: str) -> int:
+    """The password of a "user:password" pair given on a command line (``curl -u``): any value
+    but a placeholder. Short and plain ones count too: "deploy:pass" gives a password."""
+    v = value.rstrip(".,;)]}")
+    if not v or v.lower() in _PLACEHOLDER_WORDS or _placeholder(v) or set(v) <= set("*x•#?."):
+        return 0
+    if v.isdigit() and len(v) <= 5:
+        return 0  # a group id: "docker run -u 1000:1000"
+    return len(v)
+
+
+# Punctuation that makes a word a password rather than an ordinary (hyphenated) word.
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~_|/\\<>[]{}")
+
+
+def prose_password(value: str) -> int:
+    """A password given in prose, after "password" with no "=" or ":" ("password is maple!336",
+    "reset my password to Nimbus-33nimb", 'network "Lakeside", password maple!336nimbu'): only
+    a value that looks like one, letters with digits or a symbol, so that the words that follow
+    "password" in a sentence ("reset link", "to expire", "is wrong", "self-service") are not."""
+    v = value.rstrip(".,;:)]}\"'")  # as secret_value: "P3pp3r82?" keeps its "?"
+    if not 6 <= len(v) <= 64 or _placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return 0
+    if "://" in v or ("@" in v[1:-1] and "." in v.rsplit("@", 1)[-1]):
+        return 0  # a link or an e-mail address
+    core = v.rstrip("!?")  # "reset my password please?": the "?" ends the sentence
+    if not any(c.isalpha() for c in core):
+        return 0
+    if not any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in core):
+        return 0
+    return len(v)
+
+
+def aws_secret(value: str) -> int:
+    """An AWS secret access key: 40 characters of base64 with capitals, small letters and a
+    digit (a 40-character git SHA has no capitals)."""
+    if _FILLER_RUN.search(value) is not None:
+        return 0
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return 0
+    return len(value) if any(c.isdigit() for c in value) else 0
