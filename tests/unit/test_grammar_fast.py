@@ -89,7 +89,7 @@ def test_the_gate_pre_test_lets_in_what_the_scan_would(detector: GrammarDetector
     import random
 
     from load.bench import chat_log_stream
-    from scrubber.detectors.grammar import _scan
+    from scrubber.detectors.grammar.sentences import scan
     from scrubber.detectors.tokens import number_like
 
     g = detector.grammar
@@ -97,8 +97,8 @@ def test_the_gate_pre_test_lets_in_what_the_scan_would(detector: GrammarDetector
     def by_scan(text: str) -> list[object] | None:
         if not number_like(text):
             return None
-        hits = _scan(g.cues, text)
-        if hits.lists & g.gate_lists or detector._masked_only(text, 0, len(text)):
+        hits = scan(g.cues, text)
+        if hits.lists & g.gate_lists or detector.reader.masked_only(text, 0, len(text)):
             return list(hits)
         return None
 

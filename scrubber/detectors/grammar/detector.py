@@ -1,0 +1,223 @@
+"""The grammar detector: gate a message, read its sentences, claim values, parse the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from scrubber.detectors.cues import CueHit
+from scrubber.detectors.grammar.known import Around, Shortcut
+from scrubber.detectors.grammar.parse import tree_claims
+from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
+from scrubber.detectors.grammar.sentences import (
+    CAMEL_PAIR,
+    Cue,
+    Sentence,
+    SentenceReader,
+    number_sign,
+    qualifies,
+    scan,
+)
+from scrubber.detectors.tokens import Value, number_like
+from scrubber.findings import Finding
+
+# What a value given in reply to a request loses against one a cue names in its own sentence.
+REPLY_PENALTY = 0.1
+
+
+class GrammarDetector:
+    """Partial PII by cue words and the dependency tree; one per policy, the parser shared."""
+
+    name = "grammar"
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self.entities = grammar.entities
+        self.reader = SentenceReader(grammar)
+        self.shortcut = Shortcut(grammar)
+        self._masked_rules = grammar.masked_rules
+        # Per cue list: (digit count, spelled, fragment allowed, letters in it) of every value
+        # a shape of its rules accepts.
+        fits: dict[str, set[tuple[int, bool, bool, bool]]] = {}
+        for rule in grammar.rules:
+            for name in rule.cues:
+                fits.setdefault(name, set()).update(
+                    (n, spelled, frag, alnum)
+                    for shape in rule.shapes
+                    for n in shape.digits
+                    for spelled in ((False, True) if shape.spelled else (False,))
+                    for frag in ((True,) if shape.fragment else (False, True))
+                    for alnum in ((False, True) if shape.alnum else (False,))
+                )
+        self._fits = {name: frozenset(f) for name, f in fits.items()}
+        self.stats = {
+            "messages": 0,
+            "gated_messages": 0,
+            "sentences": 0,
+            "parsed_sentences": 0,
+            "settled_values": 0,
+        }
+
+    def detect(
+        self, text: str, *, known: Sequence[Finding] = (), spared: list[Finding] | None = None
+    ) -> list[Finding]:
+        """Findings in ``text``.
+
+        ``known``: findings of the detectors before this one that the engine will act on (past
+        its policy checks), listed before this one's. A value they settle is not parsed (see
+        known.Shortcut.settled); the findings the parse could have made for it that outrank the known ones go
+        to ``spared``, for the engine to check (without ``spared``, only values whose every
+        possible finding the known ones outrank are left out).
+        """
+        self.stats["messages"] += 1
+        hits = self.gate(text, known)
+        if hits is None:  # most messages: none of the batch's bookkeeping
+            return []
+        return self._judge([text], [hits], [known], None if spared is None else [spared])[0]
+
+    def detect_many(
+        self,
+        texts: Sequence[str],
+        *,
+        known: Sequence[Sequence[Finding]] | None = None,
+        spared: Sequence[list[Finding]] | None = None,
+    ) -> list[list[Finding]]:
+        """``detect`` of each text, the parses done in one batch; ``known`` and ``spared`` per text."""
+        self.stats["messages"] += len(texts)
+        gated = [self.gate(text, known[i] if known else ()) for i, text in enumerate(texts)]
+        return self._judge(texts, gated, known, spared)
+
+    def _judge(
+        self,
+        texts: Sequence[str],
+        gated: Sequence[list[CueHit] | None],
+        known: Sequence[Sequence[Finding]] | None = None,
+        spared: Sequence[list[Finding]] | None = None,
+    ) -> list[list[Finding]]:
+        """Findings of each text, given what ``gate`` said of it (and ``known`` of it)."""
+        out: list[list[Finding]] = [[] for _ in texts]
+        to_parse: list[Sentence] = []
+        done: list[Sentence] = []
+        for i, text in enumerate(texts):
+            hits = gated[i]
+            if hits is None:
+                continue
+            self.stats["gated_messages"] += 1
+            top = self.shortcut.outranking(known[i]) if known else []
+            skip = partial(self.shortcut.out_of_reach, text, top=top) if top else None
+            sentences, replies = self.reader.read(i, text, hits, skip)
+            for r in replies:
+                self._emit(text, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
+            self.stats["sentences"] += len(sentences)
+            around: Around | None = None
+            for s in sentences:
+                # Every value's claim, also of those skipped below: which qualifier a value
+                # reads decides for the others too (SentenceReader.claims), with or without ``known``.
+                for v, (claim, penalty) in zip(s.values, self.reader.claims(s), strict=True):
+                    if top and any(k.start <= v.start and v.end <= k.end for k in top):
+                        continue  # whatever it yields, resolve() drops it (see known.Shortcut)
+                    if claim is None:
+                        s.pending.append(v)
+                    elif not self._emit(text, qualifies(s, v), v, claim, penalty, out[i]):
+                        self._unclaim(s, v, claim, adjacent=True)
+                named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
+                pending, s.pending = s.pending, []
+                for v in pending:
+                    if self._could_fit(text, v, qualifies(s, v), named):
+                        if known and known[i]:
+                            around = around or Around(known[i])
+                            if self.shortcut.settled(
+                                text, s, v, around, None if spared is None else spared[i]
+                            ):
+                                self.stats["settled_values"] += 1
+                                continue
+                        s.pending.append(v)
+                    elif v.masked:
+                        s.unclaimed.append(v)
+                (to_parse if s.pending else done).append(s)
+        if to_parse:
+            self._parse(texts, to_parse, out)
+        for s in (*done, *to_parse):
+            for v in s.unclaimed:
+                if v.masked:
+                    self._emit_masked(texts[s.text_index], s, v, out[s.text_index])
+        return out
+
+    # -------------------------------------------------------------- steps
+    def gate(self, text: str, known: Sequence[Finding] = ()) -> list[CueHit] | None:
+        """The cues of ``text`` if it may hold a value a rule takes and ``known`` (see detect)
+        leaves standing, else None (most messages)."""
+        if not number_like(text):
+            return None
+        g = self.grammar
+        # Most messages have no cue that lets them in (their cues are words like "order" or
+        # "version", if any): one search for those cues alone proves it, without the scan.
+        # Words joined in camel case are scanned apart (sentences.scan), so they take the long way.
+        if CAMEL_PAIR.search(text) is None and not g.cues.may_find(text, g.gate_lists):
+            # Only a masked value can let it in (asked once: on a long text it is the dearest).
+            return list(g.cues.scan(text)) if self.reader.masked_only(text, 0, len(text)) else None
+        # Only a one-line text, as a chat message or a log line: one of several lines seldom has
+        # all its numbers covered, and its sentences are tested one by one anyway.
+        if known and "\n" not in text and self.shortcut.outranked(text, self.shortcut.outranking(known)):
+            return None
+        hits = scan(g.cues, text)
+        if hits.lists & g.gate_lists or self.reader.masked_only(text, 0, len(text)):
+            return list(hits)
+        return None
+
+    def _emit(
+        self, text: str, qualified: bool, v: Value, cue: Cue, penalty: float, out: list[Finding]
+    ) -> bool:
+        if cue.lists & self.grammar.blockers and not cue.lists & self.grammar.entity_lists:
+            return False
+        for rule in self.grammar.rules:
+            if not rule.cues & cue.lists:
+                continue
+            for shape in rule.shapes:
+                if shape.accepts(v, text, qualified):
+                    out.append(
+                        Finding(v.start, v.end, rule.entity, rule.score - penalty, f"grammar:{rule.name}")
+                    )
+                    return True
+        return False
+
+    def _unclaim(self, s: Sentence, v: Value, cue: Cue, *, adjacent: bool) -> None:
+        """A value that its cue's rules do not take is free for the masked rules, unless a
+        blocker right before it claims it ("order •••• 4242")."""
+        if cue.lists & self.grammar.entity_lists or (v.masked and not adjacent):
+            s.unclaimed.append(v)
+
+    def _could_fit(self, text: str, v: Value, qualified: bool, named: frozenset[str]) -> bool:
+        """Whether a rule of a cue list in the sentence takes ``v``: if none, no parse.
+
+        Whatever cue the tree gives ``v`` to, only such a rule could make it a finding. The
+        shape's own test (a checksum, a phone number's validity) costs far less than a parse.
+        """
+        key = (len(v.digits), v.spelled, qualified or v.masked, v.alnum)
+        if not any(key in self._fits[name] for name in named if name in self._fits):
+            return False
+        return any(
+            shape.accepts(v, text, qualified)
+            for rule in self.grammar.rules
+            if rule.cues & named
+            for shape in rule.shapes
+        )
+
+    def _emit_masked(self, text: str, s: Sentence, v: Value, out: list[Finding]) -> None:
+        if number_sign(text, v):
+            return
+        for rule in self._masked_rules:
+            for shape in rule.shapes:
+                if shape.accepts(v, text, qualifies(s, v)):
+                    out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
+                    return
+
+    def _parse(self, texts: Sequence[str], sentences: list[Sentence], out: list[list[Finding]]) -> None:
+        self.stats["parsed_sentences"] += len(sentences)
+        for s, v, claim in tree_claims(self.grammar, texts, sentences):
+            if claim is None:
+                s.unclaimed.append(v)
+            elif not self._emit(
+                texts[s.text_index], qualifies(s, v), v, claim, PARSE_PENALTY, out[s.text_index]
+            ):
+                self._unclaim(s, v, claim, adjacent=False)
