@@ -15,8 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrubber import rulefile
-from scrubber.detectors import names
-from scrubber.detectors.names import NameDetector, load_names
+from scrubber.detectors.names import NameDetector, layout, load_names, records, triggers
+from scrubber.detectors.names.anchors import KEYED, Candidate, cancelled
+from scrubber.detectors.names.lines import has_lower_line, is_lower, line, next_line
+from scrubber.detectors.names.patterns import POSSESSIVES, SIG_DASHES
+from scrubber.detectors.names.shapes import ends_name, joins, may_start, trim, uncommon
 
 # Every code point that can stand in a str (no lone surrogates).
 ALL = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
@@ -26,20 +29,20 @@ LEXICON = load_names(rulefile.grammar_dir() / "names.yaml")
 class WholeText(NameDetector):
     """The detector as it was: every context with a phrase in the message runs over all of it."""
 
-    def _candidates(self, text: str) -> list[tuple[int, int, str]]:
+    def _candidates(self, text: str) -> list[Candidate]:
         lex = self.lex
         wanted: set[str] = set()
         mistyped: set[str] = set()
         for hit in lex.trigger.scan(text):
             wanted |= hit.lists
-            if names._phrase(text[hit.start : hit.end]) not in lex.phrases:
+            if triggers.phrase(text[hit.start : hit.end]) not in lex.phrases:
                 mistyped |= hit.lists
         if "@" in text and "<" in text:
             wanted.add("display")
-        if any(d in text for d in names._SIG_DASHES):
+        if any(d in text for d in SIG_DASHES):
             wanted.add("closing")
-        lower_lines = names._has_lower_line(text)
-        out = []
+        lower_lines = has_lower_line(text)
+        out: list[Candidate] = []
         for how in sorted(wanted):
             ctx = lex.slipped if how in mistyped else lex.exact
             if how in ctx.cased:
@@ -49,28 +52,29 @@ class WholeText(NameDetector):
                     out += [
                         (s, e, how)
                         for s, e in m.spans("n")
-                        if names._is_lower(names._line(text, s))
-                        and (how in names._KEYED or self._uncommon(text, s, self._trim(text, s, e)))
+                        if is_lower(line(text, s))
+                        and (how in KEYED or uncommon(lex, text, s, trim(lex, text, s, e)))
                     ]
         if "closing" in wanted:
             ctx = lex.slipped if "closing" in mistyped else lex.exact
             for m in ctx.closing.finditer(text):
-                nxt = names._next_line(text, m.end())
+                nxt = next_line(text, m.end())
                 n = lex.name_line.fullmatch(text, *nxt) if nxt else None
                 if n is not None:
                     out.append((n.start("n"), n.end("n"), "signature"))
+        t = self.timeout
         if "insert" in text.lower():
-            out += list(self._sql(text))
+            out += list(records.sql(lex, text, t))
         # The layout's names and records before ", ssn" are found without anchors in both.
         if "\n" in text:
-            out += list(self._structure(text))
+            out += list(layout.structure(lex, text))
         if "," in text:
-            out += list(self._person_records(text))
+            out += list(records.person_records(lex, text, t))
         # So are the shapes without phrases, the rest of a list and what cancels a name.
-        out += self._more(text)
+        out += records.more(lex, text, t)
         if out:
-            out += list(self._list_rest(text, out))
-        return [c for c in out if not self._xml_key(text, *c) and not self._not_person(text, *c)]
+            out += list(records.list_rest(lex, text, out, t))
+        return [c for c in out if not cancelled(lex, text, *c)]
 
 
 FAST = NameDetector(LEXICON)
@@ -174,9 +178,9 @@ def test_a_name_may_start_wherever_the_name_patterns_start_one() -> None:
     # _CASED, _INITIALS and titles start with a capital or with "al-", "el-", "d'" ...
     cased = set(regex.findall(r"\p{Lu}|[aeud]", ALL))
     lower = set(regex.findall(r"\p{L}", ALL))
-    assert all(names._may_start(ch, 0, False) for ch in cased)
-    assert all(names._may_start(ch, 0, True) for ch in lower)
-    assert not names._may_start("b", 0, False) and not names._may_start("1", 0, True)
+    assert all(may_start(ch, 0, False) for ch in cased)
+    assert all(may_start(ch, 0, True) for ch in lower)
+    assert not may_start("b", 0, False) and not may_start("1", 0, True)
 
 
 def test_the_blank_tests_take_every_blank_of_the_patterns() -> None:
@@ -185,13 +189,13 @@ def test_the_blank_tests_take_every_blank_of_the_patterns() -> None:
 
 def test_the_joiner_test_is_the_recurrence_pattern_s_class() -> None:
     joiners = set(regex.findall(r"[\p{L}\d'’-]", ALL))
-    assert {ch for ch in ALL if names._joins(ch)} == joiners
+    assert {ch for ch in ALL if joins(ch)} == joiners
 
 
 def test_a_name_ends_wherever_the_name_patterns_end_one() -> None:
-    assert all(names._ends_name(ch) for ch in regex.findall(r"[\p{L}'’]", ALL))
+    assert all(ends_name(ch) for ch in regex.findall(r"[\p{L}'’]", ALL))
 
 
 def test_the_possessive_test_knows_every_spelling_the_pattern_folds_to() -> None:
-    last = "".join(sorted({w[-1] for w in names._POSSESSIVES}))
+    last = "".join(sorted({w[-1] for w in POSSESSIVES}))
     assert set(regex.findall(f"(?i:[{last}])", ALL)) <= set("yrsYRS\u017f")

@@ -9,8 +9,8 @@ import pytest
 from marks import found_values, marked_values
 
 from scrubber import rulefile
-from scrubber.detectors import names
 from scrubber.detectors.names import NameDetector, load_names
+from scrubber.detectors.names.shapes import agent_noun
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +170,7 @@ def test_look_alikes_of_the_new_shapes(detector: NameDetector, text: str) -> Non
     ],
 )
 def test_agent_nouns_are_roles(word: str) -> None:
-    assert names._agent_noun(word)
+    assert agent_noun(word)
 
 
 @pytest.mark.parametrize(
@@ -224,4 +224,4 @@ def test_agent_nouns_are_roles(word: str) -> None:
     ],
 )
 def test_first_names_are_no_agent_nouns(word: str) -> None:
-    assert not names._agent_noun(word)
+    assert not agent_noun(word)

@@ -1,0 +1,124 @@
+"""The name detector: every part's candidates, trimmed, and a found name's other places."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+
+from scrubber.detectors.names import layout, records, replies
+from scrubber.detectors.names.anchors import OPEN_ENDED, Anchors, Candidate, cancelled
+from scrubber.detectors.names.lexicon import NameLexicon
+from scrubber.detectors.names.patterns import SIG_DASHES
+from scrubber.detectors.names.shapes import joins, trim
+from scrubber.detectors.patterns import RegexTimeout
+from scrubber.findings import Finding
+
+SCORE = 0.85
+_DASH, _EM_DASH, _EN_DASH = SIG_DASHES
+
+
+class NameDetector:
+    """PERSON by context; a name found once is also masked where it recurs in the message."""
+
+    name = "names"
+    entities = frozenset({"PERSON"})
+
+    def __init__(self, lexicon: NameLexicon, *, timeout: float = 0.5) -> None:
+        self.lex = lexicon
+        self.timeout = timeout
+        self.anchors = Anchors(lexicon, timeout=timeout)
+
+    def detect(self, text: str) -> list[Finding]:
+        try:
+            candidates = self._candidates(text)
+        except TimeoutError as exc:
+            raise RegexTimeout("person") from exc
+        if not candidates:
+            return []
+        spans: dict[tuple[int, int], str] = {}
+        for start, end, how in candidates:
+            # A possessive is not part of the name: "dr. karagiannis's office".
+            if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
+                end -= 2
+            # Nor the quote that closes a value: "'last_name': 'Carvalho'".
+            elif end - start > 2 and text[end - 1] in "'’":
+                end -= 1
+            cut = trim(self.lex, text, start, end)
+            # Only where nothing has to follow the name may it be cut short.
+            if cut == end or (how in OPEN_ENDED and cut > start):
+                spans[start, cut] = how
+        out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for (s, e), how in sorted(spans.items())]
+        if out:
+            out.extend(self._recurring(text, out))
+        return out
+
+    def _candidates(self, text: str) -> list[Candidate]:
+        """Names in their contexts, as (start, end, context); not yet trimmed. Where two parts
+        find the same span, the later one names it."""
+        lex, t = self.lex, self.timeout
+        out: list[Candidate] = []
+        hits = lex.trigger.scan(text)
+        # Worked out only once a pattern is about to run (most messages run none).
+        mistyped: frozenset[str] | None = None
+        closings: list[int] = []  # starts of the lines that may be closing lines
+        commas: list[int] = []  # commas before a record's cue in running text
+        if hits:
+            out, mistyped = self.anchors.names(text, hits, closings, commas)
+        if "<" in text or "]" in text:
+            out.extend(layout.labels(lex, text, t))
+        if "@" in text and "<" in text:
+            out.extend(layout.display_names(lex, text, t))
+        dashes = _DASH in text or _EM_DASH in text or _EN_DASH in text
+        if closings or dashes:
+            starts = layout.closing_lines(text, closings, dashes)
+            if starts:
+                if mistyped is None:
+                    mistyped = self.anchors.triggers.mistyped(text, hits)
+                out.extend(layout.signatures(lex, "closing" in mistyped, text, starts, t))
+        low = text.lower()
+        if "insert" in low:
+            out.extend(records.sql(lex, text, t))
+        if "\n" in text and ("name" in low or "who" in low):
+            out.extend(replies.replies(lex, text, t))
+        if "\n" in text:
+            out.extend(layout.structure(lex, text))
+        if commas:
+            out.extend(records.person_records(lex, text, t, commas))
+        if ":" in text and replies.may_quote(text):
+            out.extend(replies.wrote(lex, text, t))
+        out.extend(records.more(lex, text, t))
+        if not out:
+            return out
+        out.extend(records.list_rest(lex, text, out, t))
+        return [c for c in out if not cancelled(lex, text, *c)]
+
+    def _recurring(self, text: str, found: list[Finding]) -> list[Finding]:
+        """The words of a found name where they stand alone elsewhere ("Hello Dalbir," ... "Dalbir")."""
+        words = {
+            word
+            for f in found
+            for word in text[f.start : f.end].split()
+            if len(word) >= 3
+            and word[0].isupper()
+            and word.lower() not in self.lex.ambiguous
+            and word.lower() not in self.lex.not_names
+        }
+        out: list[Finding] = []
+        # A place is taken if a finding covers it: of the findings (in order) that start at or
+        # before it, the one that reaches furthest reaches past it.
+        starts = [f.start for f in found]
+        reach = list(itertools.accumulate((f.end for f in found), max))
+        size = len(text)
+        for word in words:
+            # Non-overlapping whole-word occurrences, left to right (as a regex scan finds them).
+            i = text.find(word)
+            while i >= 0:
+                j = i + len(word)
+                if (i == 0 or not joins(text[i - 1])) and (j == size or not joins(text[j])):
+                    k = bisect.bisect_right(starts, i) - 1
+                    if k < 0 or reach[k] <= i:
+                        out.append(Finding(i, j, "PERSON", SCORE - 0.1, "names:recurring"))
+                    i = text.find(word, j)
+                else:
+                    i = text.find(word, i + 1)
+        return out

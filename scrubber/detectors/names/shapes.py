@@ -1,0 +1,204 @@
+"""What a name looks like: its words in capitals or in lower case, initials, particles, and the
+words that cut a candidate short or rule it out (roles, keys, log words, companies)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import regex
+
+if TYPE_CHECKING:
+    from scrubber.detectors.names.lexicon import NameLexicon
+
+# A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "Seo-yeon", "al-Rashid",
+# "d'Souza"; never all capitals.
+CASED = r"(?:\p{Lu}['’]|(?:al|el|ad|ud|ul|d)['’-])?\p{Lu}\p{Ll}[\p{L}'’]*(?:-\p{L}\p{Ll}+)?"
+# A name word in capitals ("Cardholder: JOHN SMITH"): only in a field, and two words or more.
+CAPS = r"\p{Lu}(?:['’]\p{Lu})?\p{Lu}+(?:-\p{Lu}+)?"
+# A chat time stamp before a speaker: "[10:42]", "[3:07 PM]" (log stamps have seconds).
+STAMP = r"\[\d{1,2}:\d\d(?:[ \t]?[AaPp][Mm])?\]"
+# The same on a line typed without capitals.
+LOWER = r"\p{Ll}[\p{Ll}'’]+(?:-\p{Ll}+)?"
+# Initials before or inside a name: "J. Smith", "John F. Kennedy", "J.R.R. Tolkien".
+INITIALS = r"\p{Lu}\.(?:[ \t]?\p{Lu}\.)*"
+# The end of a line, "\r\n" or "\n" (the SMTP relay hands over bodies with CRLF).
+EOL = r"[ \t]*\r?$"
+# One name word, capitalised or in lower case; an initial ("P.").
+CASED_WORD = regex.compile(CASED)
+LOWER_WORD = regex.compile(LOWER)
+INITIAL = regex.compile(r"\p{Lu}\.")
+CAPS_WORD = regex.compile(CAPS)
+SEPARATORS = re.compile(r"[\s_-]+")
+TWICE = re.compile(r"(.)\1")
+_NAME_WORD = regex.compile(r"[^\s]+")
+# A character that joins a name word to its neighbour, as the recurrence pattern had it:
+# one character class, so no backtracking.
+_JOINER = regex.compile(r"[\p{L}\d'’-]")
+
+
+@dataclass(frozen=True)
+class Namer:
+    """Builds the pattern of a name of a lexicon's particles; its group ``n`` is the name."""
+
+    particles: str  # an alternation of the particles ("van", "de la" ...)
+    title: str  # a title and the blanks after it ("Dr. ")
+
+    def name(self, word: str, most: int = 4, least: int = 1, *, lead: bool = False) -> str:
+        """``least`` to ``most`` words of ``word``, with initials and particles between them."""
+        # After a title a name may start with its particles ("Dear Mr. van der Berg").
+        first = rf"(?:(?:{self.particles})[ \t]+){{0,2}}" if lead else ""
+        gap = rf"[ \t]+(?:(?:{self.particles}|{INITIALS})[ \t]+){{0,2}}"
+        # A last initial after the name: "Ji-woo P." ("Avi P.: hi").
+        last = r"(?:[ \t]+\p{Lu}\.(?![\p{L}\d]))?"
+        return rf"(?P<n>{first}(?:{INITIALS}[ \t]*)?{word}(?:{gap}{word}){{{least - 1},{most - 1}}}{last})"
+
+    def titled(self, word: str, most: int = 4) -> str:
+        """A name, or a title and a name (the title not part of it)."""
+        return rf"(?:{self.title}{self.name(word, most, lead=True)}|{self.name(word, most)})"
+
+
+def trim(lex: NameLexicon, text: str, start: int, end: int) -> int:
+    """End of the name once a word that is never a name cuts it short (start: no name).
+
+    A company's word ("Apple Support") means the words before it were no person's name.
+    """
+    for m in _NAME_WORD.finditer(text, start, end):
+        raw = m.group()
+        if len(raw) == 2 and raw[1] == "." and raw[0].isupper():
+            continue  # an initial ("A. Novak"), even one that is also a word
+        word = raw.lower().rstrip(".!,;:")
+        if word in lex.org_words:
+            return start
+        if word in lex.not_names:
+            return start + len(text[start : m.start()].rstrip(" \t,"))
+    return end
+
+
+def uncommon(lex: NameLexicon, text: str, start: int, end: int) -> bool:
+    """Whether no word of a name found without capitals is a common English word.
+
+    Adverbs of seven letters or more in "-ly" ("actually") and words in "-ing" count as
+    common too ("my husband usually is ...", "customer: checking").
+    """
+    for word in text[start:end].lower().split():
+        word = word.strip(".,;:!")
+        if word in lex.particles:
+            continue
+        if (
+            word in lex.common
+            or (len(word) >= 7 and word.endswith("ly"))
+            or (len(word) >= 5 and word.endswith("ing"))
+        ):
+            return False
+    return True
+
+
+def shaped(lex: NameLexicon, words: Sequence[str], lower: bool, most: int = 3, least: int = 1) -> bool:
+    """Whether ``words`` are ``least`` to ``most`` name words (initials and particles aside)
+    and none is a word of roles, keys, logs, companies or common English."""
+    named = 0
+    for w in words:
+        if not lower and INITIAL.fullmatch(w) is not None:
+            continue
+        if w in lex.particles:
+            continue
+        low = w.lower()
+        if (
+            low in lex.no_name
+            or low in lex.roles
+            or (len(low) >= 7 and low.endswith("ly"))
+            or (lower and len(low) >= 5 and low.endswith("ing"))
+        ):
+            return False
+        if (LOWER_WORD if lower else CASED_WORD).fullmatch(w) is None:
+            return False
+        named += 1
+    return least <= named <= most
+
+
+def role(lex: NameLexicon, label: str) -> bool:
+    """Whether a chat label is a role ("Advisor", "Cust", "Custmer", "CSR") or a handle
+    ("support_bot", "guest_8812"), no name."""
+    low = " ".join(label.lower().split())
+    if low in lex.roles or "_" in low or any(c.isdigit() for c in low):
+        return True
+    if " " not in low and (agent_noun(low) or header_key(low)):
+        return True
+    # Letters typed twice count as once ("Customeer", "Aggent").
+    return all(w in lex.roles or TWICE.sub(r"\1", w) in lex.roles for w in SEPARATORS.split(low) if w)
+
+
+# Endings of English agent nouns that first names and surnames hardly have, with the length a
+# word needs: "Preparer", "Pharmacist", "Coordinator", "Applicant", "Adjuster" (not "Peter",
+# "Oliver", "Heather", "Vincent", "Victor", "Marian", "Lucian", "Miller", "Meyer", "Sylvester").
+_AGENT_ENDINGS = (
+    ("rer", 6),
+    ("ist", 5),
+    ("ator", 6),
+    ("itor", 6),
+    ("ssor", 6),
+    ("eer", 6),
+    ("uster", 7),
+    ("ee", 7),
+    ("cian", 7),
+    ("ant", 7),
+    ("arian", 8),
+    ("ent", 8),
+    ("ctor", 8),
+)
+# Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
+_HEADER_WORDS = frozenset(
+    SEPARATORS.split(
+        "content type length encoding accept language request id user agent cache control forwarded "
+        "for host origin referer referrer authorization cookie set connection keep alive transfer "
+        "range etag modified since match none retry after location vary via server trace "
+        "correlation api key token real ip proto frame options security policy strict transport "
+        "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
+        "dnt sec fetch mode site dest disposition message mime version reply return path received "
+        "priority mailer spam status tenant session client span parent"
+    )
+)
+
+
+def agent_noun(word: str) -> bool:
+    """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
+    return word not in ("desiree", "christ") and any(
+        len(word) >= n and word.endswith(end) for end, n in _AGENT_ENDINGS
+    )
+
+
+def header_key(word: str) -> bool:
+    """Whether a hyphenated label is a header's key ("content-type", "x-request-id")."""
+    parts = word.split("-")
+    if len(parts) < 2:
+        return False
+    return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
+
+
+def may_start(text: str, i: int, lower: bool) -> bool:
+    """Whether a name may start at ``i``: a capital (or "al-", "d'" ...), any letter on a lower line.
+
+    Never false where the pattern would match; beyond ASCII it says yes to all but lower-case
+    letters, because the regex module knows letters newer than this Python's Unicode tables.
+    """
+    if i >= len(text):
+        return False
+    ch = text[i]
+    if ch.isascii():
+        return ch.isalpha() if lower else (ch.isupper() or ch in "aeud")
+    return lower or not ch.islower()
+
+
+def joins(ch: str) -> bool:
+    """Whether ``ch`` continues a name word (a letter, a digit, an apostrophe or a hyphen)."""
+    if ch.isascii():
+        return ch.isalnum() or ch in "'-"
+    return _JOINER.match(ch) is not None
+
+
+def ends_name(ch: str) -> bool:
+    """Whether a name word may end in ``ch`` (a letter or an apostrophe)."""
+    return ch.isalpha() or ch in "'’" or not ch.isascii()
