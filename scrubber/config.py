@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from scrubber.detectors import REGEX_TIMEOUT
 from scrubber.dial import ENTITIES, MAX_LEVEL, OPERATORS, OperatorSpec, Policy, PolicyError
 
 ENV_PREFIX = "SCRUBBER_"
@@ -103,7 +104,7 @@ class LoggingConfig:
 @dataclass(frozen=True)
 class LimitsConfig:
     max_message_bytes: int = 1024 * 1024
-    regex_timeout_ms: int = 500
+    regex_timeout_ms: int = round(REGEX_TIMEOUT * 1000)
     time_budget_ms: int = 5000
 
 

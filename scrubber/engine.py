@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 import time
 from collections import Counter
@@ -12,10 +11,9 @@ from pathlib import Path
 
 import regex
 
-from scrubber.detectors import BatchDetector, Detector
-from scrubber.detectors.patterns import PatternDetector, RegexTimeout, TimeBudgetExceeded
-from scrubber.detectors.validators import phone
-from scrubber.detectors.validators.ip import ip_range
+from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext
+from scrubber.detectors.patterns import RegexTimeout, TimeBudgetExceeded
+from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
@@ -66,7 +64,7 @@ class Scrubber:
         detectors: Sequence[Detector] | None = None,
         grammar_dir: Path | None = None,
         max_chars: int = DEFAULT_MAX_CHARS,
-        regex_timeout: float = 0.5,
+        regex_timeout: float = REGEX_TIMEOUT,
         time_budget: float | None = None,
     ) -> None:
         self.policy = policy or Policy()
@@ -80,11 +78,9 @@ class Scrubber:
             detectors = build_detectors(wanted, grammar_dir=grammar_dir, regex_timeout=regex_timeout)
         self.detectors: tuple[Detector, ...] = tuple(d for d in detectors if d.entities & wanted)
         self._wanted = wanted
-        # Worked out once, not per message: which detectors take a batch, which a deadline.
-        self._batch = tuple(isinstance(d, BatchDetector) for d in self.detectors)
-        self._plan = tuple((d, isinstance(d, PatternDetector), _takes_known(d)) for d in self.detectors)
-        # Whether any detector takes ``known`` (the findings before it) and so may spare work.
-        self._asks = any(takes_known for _, _, takes_known in self._plan)
+        # Worked out once, not per message: which detectors take a batch.
+        self._plan = tuple((d, d if isinstance(d, BatchDetector) else None) for d in self.detectors)
+        self._ips = IpPolicy(self.policy.documentation_ips, self.policy.private_ips)
         self._allow = frozenset(v.casefold() for v in self.policy.allow if not v.startswith(ALLOW_PATTERN))
         self._allow_timeout = regex_timeout
         self._allow_patterns = tuple(
@@ -101,94 +97,62 @@ class Scrubber:
     def scrub(self, text: str) -> ScrubResult:
         self._check(text)
         deadline = self._deadline(1)
-        if self._asks:
-            result = self._scrub_known(text, deadline)
-            if result is not None:
-                return result
-        return self._scrub_plain(text, deadline)
+        result = self._scrub_known(text, deadline)
+        return result if result is not None else self._scrub_plain(text, deadline)
 
     def _scrub_known(self, text: str, deadline: float | None) -> ScrubResult | None:
-        """``scrub``, telling the detectors that take ``known`` what those before them found
-        (and the engine will act on), so that they may spare work that cannot change the
-        result; None if what they spared might have mattered after all (see _spared_idle):
-        then the message is scrubbed again the plain way."""
-        found: list[Finding] = []
-        # The findings of found[:vetted] that _finish keeps (_keep decides finding by finding,
-        # so keeping the list piece by piece keeps what keeping it whole would).
-        kept: list[Finding] = []
-        vetted = 0
-        spared: list[Finding] = []
+        """``scrub``, telling each detector what those before it found (and the engine will act
+        on: ``ctx.kept``), so that it may spare work that cannot change the result; None if
+        what it spared might have mattered after all (see _spared_idle): then the message is
+        scrubbed again the plain way."""
+        ctx = MessageContext(deadline, self._ips)
         with _Guard() as guard:
-            for guard.det, takes_deadline, takes_known in self._plan:
-                if takes_known:
-                    if len(found) > vetted:
-                        kept.extend(self._keep(text, found[vetted:]))
-                        vetted = len(found)
-                    if deadline is not None:
-                        _check_deadline(deadline, guard.det)
-                    found.extend(guard.det.detect(text, known=kept, spared=spared))  # type: ignore[call-arg]
-                elif deadline is None:
-                    found.extend(guard.det.detect(text))
-                else:
-                    found.extend(_run(guard.det, takes_deadline, text, deadline))
-        if len(found) > vetted:
-            kept.extend(self._keep(text, found[vetted:]))
-        if spared and not _spared_idle(text, kept, spared):
+            for guard.det in self.detectors:
+                _check_deadline(deadline, guard.det)
+                found = guard.det.detect(text, ctx)
+                if found:
+                    # _keep decides finding by finding: keeping each detector's findings as they
+                    # come keeps what keeping them all at the end would.
+                    ctx.kept.extend(self._keep(text, found))
+        if ctx.spared and not _spared_idle(text, ctx.kept, ctx.spared):
             return None
-        return self._finish(text, kept, vetted=True)
+        return self._finish(text, ctx.kept, vetted=True)
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
         """Scrub a batch; detectors that parse run once over the whole batch."""
         for t in texts:
             self._check(t)
         deadline = self._deadline(len(texts))
-        per_text: list[list[Finding]] = [[] for _ in texts]
-        kept: list[list[Finding]] = [[] for _ in texts]  # as in _scrub_known, per text
-        vetted = [0] * len(texts)
-        spared: list[list[Finding]] = [[] for _ in texts]
+        ctxs = [MessageContext(deadline, self._ips) for _ in texts]
         with _Guard() as guard:
-            for (guard.det, takes_deadline, takes_known), batch in zip(self._plan, self._batch, strict=True):
-                if takes_known:
-                    for i, (t, acc) in enumerate(zip(texts, per_text, strict=True)):
-                        if len(acc) > vetted[i]:
-                            kept[i].extend(self._keep(t, acc[vetted[i] :]))
-                            vetted[i] = len(acc)
-                if batch:
+            for guard.det, batch in self._plan:
+                if batch is not None:
                     _check_deadline(deadline, guard.det)
-                    if takes_known:
-                        batched = guard.det.detect_many(texts, known=kept, spared=spared)  # type: ignore[attr-defined]
-                    else:
-                        batched = guard.det.detect_many(texts)  # type: ignore[attr-defined]
-                    for acc, found in zip(per_text, batched, strict=True):
-                        acc.extend(found)
-                elif takes_known:
-                    for acc, t, known, sp in zip(per_text, texts, kept, spared, strict=True):
-                        _check_deadline(deadline, guard.det)
-                        acc.extend(guard.det.detect(t, known=known, spared=sp))  # type: ignore[call-arg]
-                elif deadline is None:
-                    for acc, t in zip(per_text, texts, strict=True):
-                        acc.extend(guard.det.detect(t))
+                    found = batch.detect_many(texts, ctxs)
                 else:
-                    for acc, t in zip(per_text, texts, strict=True):
-                        acc.extend(_run(guard.det, takes_deadline, t, deadline))
-        if not self._asks:
-            return [self._finish(t, f) for t, f in zip(texts, per_text, strict=True)]
+                    found = []
+                    for t, ctx in zip(texts, ctxs, strict=True):
+                        _check_deadline(deadline, guard.det)
+                        found.append(guard.det.detect(t, ctx))
+                for t, ctx, f in zip(texts, ctxs, found, strict=True):
+                    if f:
+                        ctx.kept.extend(self._keep(t, f))
         out = []
-        for t, f, k, v, sp in zip(texts, per_text, kept, vetted, spared, strict=True):
-            if len(f) > v:
-                k.extend(self._keep(t, f[v:]))
-            if sp and not _spared_idle(t, k, sp):
+        for t, ctx in zip(texts, ctxs, strict=True):
+            if ctx.spared and not _spared_idle(t, ctx.kept, ctx.spared):
                 out.append(self._scrub_plain(t, deadline))  # rare: see _scrub_known
             else:
-                out.append(self._finish(t, k, vetted=True))
+                out.append(self._finish(t, ctx.kept, vetted=True))
         return out
 
     def _scrub_plain(self, text: str, deadline: float | None) -> ScrubResult:
         """``scrub`` of one message without telling any detector what is known."""
+        ctx = MessageContext(deadline, self._ips)
         found: list[Finding] = []
         with _Guard() as guard:
-            for guard.det, takes_deadline, _ in self._plan:
-                found.extend(_run(guard.det, takes_deadline, text, deadline))
+            for guard.det in self.detectors:
+                _check_deadline(deadline, guard.det)
+                found.extend(guard.det.detect(text, ctx))
         return self._finish(text, found)
 
     def detect(self, text: str) -> list[Finding]:
@@ -225,7 +189,6 @@ class Scrubber:
             and f.score >= min_score
             and 0 <= f.start < f.end <= size
             and not (screens and self._allowed(text[f.start : f.end]))
-            and (f.entity != "IP_ADDRESS" or self._ip_kept(text[f.start : f.end]))
         ]
         if kept and ("[" in text or "<" in text):
             kept = _outside_placeholders(text, kept)
@@ -269,13 +232,6 @@ class Scrubber:
         parts.append(text[pos:])
         return "".join(parts)
 
-    def _ip_kept(self, value: str) -> bool:
-        """Whether an address is masked: documentation and private ranges only if the policy says."""
-        kind = ip_range(value)
-        if kind is None:
-            return True
-        return self.policy.documentation_ips if kind == "documentation" else self.policy.private_ips
-
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:
             return True
@@ -283,17 +239,6 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
-
-
-def _takes_known(det: Detector) -> bool:
-    """Whether ``det.detect`` takes ``known`` and ``spared``: the findings of the detectors
-    before it that the engine keeps, so that it may spare work whose outcome those settle, and
-    a list where it puts the findings that work could have made which need checking."""
-    try:
-        params = inspect.signature(det.detect).parameters
-    except (TypeError, ValueError):
-        return False
-    return "known" in params and "spared" in params
 
 
 def _spared_idle(text: str, kept: Sequence[Finding], spared: Iterable[Finding]) -> bool:
@@ -328,17 +273,9 @@ def _spared_idle(text: str, kept: Sequence[Finding], spared: Iterable[Finding]) 
     return True
 
 
-def _run(det: Detector, takes_deadline: bool, text: str, deadline: float | None) -> Iterable[Finding]:
-    _check_deadline(deadline, det)
-    if takes_deadline and deadline is not None:
-        return det.detect(text, deadline)  # type: ignore[call-arg]
-    return det.detect(text)
-
-
 class _Guard:
     """Around one engine call: a detector's failure holds the message back as a ScrubError
-    (naming ``det``, the detector that was running), and what validators remembered of the
-    message's values is dropped however the call ends."""
+    (naming ``det``, the detector that was running)."""
 
     __slots__ = ("det",)
 
@@ -349,7 +286,6 @@ class _Guard:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        phone.forget()
         if isinstance(exc, Exception) and not isinstance(exc, ScrubError):
             raise _failure(self.det, exc) from exc
 

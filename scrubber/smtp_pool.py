@@ -29,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from scrubber.detectors import REGEX_TIMEOUT
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
@@ -55,7 +56,7 @@ class EngineSpec:
 
     policy: Policy
     options: MimeOptions
-    regex_timeout: float = 0.5
+    regex_timeout: float = REGEX_TIMEOUT
     detectors: bool = True  # False: none at all, to measure the relay's own cost (load/)
     # The scrubbed message comes back as DATA sends it (dot-stuffed): made here, not in 14 ms
     # (5 MB) on the relay's event loop.

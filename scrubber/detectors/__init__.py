@@ -1,27 +1,57 @@
 """Detectors: small objects that turn text into findings.
 
-Every detector has a ``name``, the ``entities`` it can produce and ``detect(text)``; the engine
-holds one list of them per policy, built once. Detectors know nothing of transports.
+Every detector has a ``name``, the ``entities`` it can produce and ``detect(text, ctx)``; the
+engine holds one list of them per policy, built once, and gives each message one
+``MessageContext``. Detectors know nothing of transports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from scrubber.detectors.validators.base import Memo
+from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.findings import Finding
 
+# Seconds one regular-expression call may take (on up to patterns.TIMEOUT_CHARS characters;
+# a longer text gets proportionally more): the default of ``limits.regex_timeout_ms``.
+REGEX_TIMEOUT = 0.5
 
-@runtime_checkable
+
+@dataclass(slots=True)
+class MessageContext:
+    """What the engine tells the detectors about the message being scrubbed; one per message."""
+
+    # time.monotonic() past which the message is over its time budget; None: no budget.
+    deadline: float | None = None
+    # Which address ranges the policy masks.
+    ips: IpPolicy = field(default_factory=IpPolicy)
+    # The findings of the detectors before this one that the engine acts on (past its policy
+    # checks), in their order: a detector may spare work whose outcome they settle.
+    kept: list[Finding] = field(default_factory=list)
+    # Findings that work spared on the strength of ``kept`` could have made, for the engine to
+    # check once every detector has run (see engine._spared_idle).
+    spared: list[Finding] = field(default_factory=list)
+    # What validators worked out about the values of this message: it goes with the message.
+    memo: Memo = field(default_factory=Memo)
+
+    def without_findings(self) -> MessageContext:
+        """The same message read another way (a table's columns): its deadline, policy and
+        memo, but nothing kept, since offsets in the other reading are not the message's."""
+        return MessageContext(self.deadline, self.ips, memo=self.memo)
+
+
 class Detector(Protocol):
     name: str
     entities: frozenset[str]
 
-    def detect(self, text: str) -> Iterable[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         """Findings in ``text``; offsets index ``text``."""
 
 
 @runtime_checkable
 class BatchDetector(Detector, Protocol):
-    def detect_many(self, texts: Sequence[str]) -> list[list[Finding]]:
-        """Findings for each of ``texts``; faster than calling ``detect`` in a loop."""
+    def detect_many(self, texts: Sequence[str], ctxs: Sequence[MessageContext]) -> list[list[Finding]]:
+        """``detect`` of each of ``texts`` with its context; faster than calling it in a loop."""

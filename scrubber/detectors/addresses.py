@@ -12,6 +12,7 @@ from typing import NamedTuple
 import regex
 
 from scrubber import rulefile
+from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.cues import compile_cues
 from scrubber.detectors.patterns import TIMEOUT_CHARS, RegexTimeout
 from scrubber.findings import Finding
@@ -285,7 +286,7 @@ class AddressDetector:
     name = "address"
     entities = frozenset({"STREET_ADDRESS"})
 
-    def __init__(self, grammar: AddressGrammar, *, timeout: float = 0.5) -> None:
+    def __init__(self, grammar: AddressGrammar, *, timeout: float = REGEX_TIMEOUT) -> None:
         self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar[:6]
         self._suffix_lower = grammar.suffix_lower
         self.first, self._first_street, self._first_start, self._first_lower = grammar[7:11]
@@ -301,7 +302,7 @@ class AddressDetector:
         self.first_lower = regex.compile(self.first.pattern.replace(r"\p{Lu}", r"\p{L}"))
         self.timeout = timeout
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         # Most texts have no digit, or no street word (a suffix, or a word that starts a street
         # with the number last: "Via", "PO") after a space or at the start: two searches in C.
         digit = self._digit.search(text)

@@ -22,8 +22,10 @@ from typing import Any
 import regex
 
 from scrubber import rulefile
+from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.cues import CueHits, CueIndex
 from scrubber.detectors.validators import VALIDATORS, Validator
+from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.findings import Finding
 from scrubber.rulefile import RuleError
@@ -354,10 +356,11 @@ _RUN_BYTES = bytes(c if 48 <= c <= 57 else 32 for c in range(256))
 class _Text:
     """One message and what rules ask of it, each worked out at most once."""
 
-    __slots__ = ("_cues", "_digits", "_index", "_lower", "_run", "ascii", "text")
+    __slots__ = ("_cues", "_digits", "_index", "_lower", "_run", "ascii", "memo", "text")
 
-    def __init__(self, text: str, index: CueIndex) -> None:
+    def __init__(self, text: str, index: CueIndex, memo: Memo) -> None:
         self.text = text
+        self.memo = memo
         self.ascii = text.isascii()
         self._index = index
         self._digits = -1
@@ -430,10 +433,12 @@ class PatternDetector:
 
     name = "pattern"
 
-    def __init__(self, rules: Iterable[PatternRule], *, timeout: float = 0.5) -> None:
+    def __init__(self, rules: Iterable[PatternRule], *, timeout: float = REGEX_TIMEOUT) -> None:
         self.rules = tuple(rules)
         self.entities = frozenset(r.entity for r in self.rules)
         self.timeout = timeout
+        # Whether any rule finds addresses, which the message's policy may spare (ctx.ips).
+        self._ips = "IP_ADDRESS" in self.entities
         words: dict[str, tuple[str, ...]] = {}
         for r in self.rules:
             words.update(r.cue_words)
@@ -537,9 +542,10 @@ class PatternDetector:
                 found |= ix
         return frozenset(found)
 
-    def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
-        """Findings in ``text``; past ``deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
-        doc = _Text(text, self.cues)
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
+        """Findings in ``text``; past ``ctx.deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
+        deadline = ctx.deadline
+        doc = _Text(text, self.cues, ctx.memo)
         out: list[Finding] = []
         timeout = self.timeout * max(1.0, len(text) / TIMEOUT_CHARS)
         ascii_text = doc.ascii
@@ -564,6 +570,8 @@ class PatternDetector:
                 if budget < timeout:
                     raise TimeBudgetExceeded(rule.name) from exc
                 raise RegexTimeout(rule.name) from exc
+        if self._ips and out:
+            out = [f for f in out if f.entity != "IP_ADDRESS" or ctx.ips.masks(text[f.start : f.end])]
         return out
 
     def _scan(
@@ -712,7 +720,7 @@ class PatternDetector:
         if start >= end:
             return None
         if rule.validator is not None:
-            valid = rule.validator(doc.text[start:end])
+            valid = rule.validator(doc.text[start:end], doc.memo)
             if valid <= 0:
                 return None
             end = start + valid

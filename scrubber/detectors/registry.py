@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scrubber import rulefile
-from scrubber.detectors import Detector
+from scrubber.detectors import REGEX_TIMEOUT, Detector
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
@@ -15,7 +15,7 @@ from scrubber.detectors.tables import TableDetector
 
 
 def build_detectors(
-    entities: frozenset[str], *, grammar_dir: Path | None = None, regex_timeout: float = 0.5
+    entities: frozenset[str], *, grammar_dir: Path | None = None, regex_timeout: float = REGEX_TIMEOUT
 ) -> list[Detector]:
     root = grammar_dir or rulefile.grammar_dir()
     cues = load_cues(root / "cues.yaml")

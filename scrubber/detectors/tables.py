@@ -21,8 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from scrubber.detectors import Detector
-from scrubber.detectors.patterns import PatternDetector
+from scrubber.detectors import Detector, MessageContext
 from scrubber.findings import Finding
 
 DELIMITERS = (",", "\t", ";", "|")
@@ -235,7 +234,7 @@ class TableDetector:
         self.inner = tuple(inner)
         self.entities: frozenset[str] = frozenset().union(*(d.entities for d in self.inner))
 
-    def detect(self, text: str, deadline: float | None = None) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         if "\n" not in text:
             return []
         tables = find_tables(text)
@@ -243,7 +242,9 @@ class TableDetector:
             return []
         sample = [Table(t.columns, t.rows[:SAMPLE_ROWS]) for t in tables]
         view = ColumnView(text, sample)
-        named = self._run(view, deadline)
+        # The view's offsets are not the message's: the inner detectors know nothing found.
+        inner = ctx.without_findings()
+        named = self._run(view, inner)
         if all(len(t.rows) <= SAMPLE_ROWS for t in tables):
             return named
         # A long table: its column names are read again only in the columns where, in the first
@@ -251,7 +252,7 @@ class TableDetector:
         # column; not an e-mail column, whose cells the detectors find as well without it).
         bare = ColumnView(text, sample, named=False)
         plain: dict[tuple[int, int, str], float] = {}
-        for f in self._run(bare, deadline):
+        for f in self._run(bare, inner):
             key = (f.start, f.end, f.entity)
             plain[key] = max(f.score, plain.get(key, 0.0))
         useful = frozenset(
@@ -262,13 +263,10 @@ class TableDetector:
         if not useful:
             return named
         rest = [Table(t.columns, t.rows[SAMPLE_ROWS:]) for t in tables]
-        return named + self._run(ColumnView(text, rest, columns=useful), deadline)
+        return named + self._run(ColumnView(text, rest, columns=useful), inner)
 
-    def _run(self, view: ColumnView, deadline: float | None) -> list[Finding]:
+    def _run(self, view: ColumnView, ctx: MessageContext) -> list[Finding]:
         found: list[Finding] = []
         for det in self.inner:
-            if isinstance(det, PatternDetector):
-                found.extend(det.detect(view.text, deadline))
-            else:
-                found.extend(det.detect(view.text))
+            found.extend(det.detect(view.text, ctx))
         return view.back(found)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from scrubber.detectors import Detector
+from scrubber.detectors import Detector, MessageContext
 
 _MARK = re.compile(r"\[\[(.+?)\]\]")
 
@@ -30,4 +30,6 @@ def marked_values(text: str) -> tuple[str, list[str]]:
 
 def found_values(detector: Detector, text: str) -> list[str]:
     """What ``detector`` finds in ``text``, in the order of the text."""
-    return [text[f.start : f.end] for f in sorted(detector.detect(text), key=lambda f: f.start)]
+    return [
+        text[f.start : f.end] for f in sorted(detector.detect(text, MessageContext()), key=lambda f: f.start)
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 from scrubber.rulefile import RuleError
 
@@ -35,7 +36,9 @@ POSITIVE = [
 @pytest.mark.parametrize("marked", POSITIVE)
 def test_addresses_have_exact_spans(detector: AddressDetector, marked: str) -> None:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
-    assert [text[f.start : f.end] for f in detector.detect(text)] == re.findall(r"\[\[(.+?)\]\]", marked)
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == re.findall(
+        r"\[\[(.+?)\]\]", marked
+    )
 
 
 NEGATIVE = [
@@ -51,7 +54,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_are_left_alone(detector: AddressDetector, text: str) -> None:
-    assert detector.detect(text) == []
+    assert detector.detect(text, MessageContext()) == []
 
 
 def test_a_bad_lexicon_names_file_line_and_reason(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import pytest
 import regex
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.addresses import _DIGIT, AddressDetector, load_address_grammar
 
 # Every code point that can stand in a str (no lone surrogates).
@@ -74,7 +75,7 @@ CASES = [
 @pytest.mark.parametrize("marked", CASES)
 def test_addresses_past_the_fast_tests(detector: AddressDetector, marked: str) -> None:
     text, values = _marked(marked)
-    assert [text[f.start : f.end] for f in detector.detect(text)] == values
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == values
 
 
 def test_the_start_test_knows_every_first_character_of_the_words(detector: AddressDetector) -> None:
@@ -115,4 +116,7 @@ def test_a_long_s_still_reads_as_a_suffix(detector: AddressDetector) -> None:
     assert detector._suffix.search(text) is not None
     assert detector._suffix_lower.search(text.lower()) is None
     both = f"{text} and 14 Baker St"
-    assert [both[f.start : f.end] for f in detector.detect(both)] == ["12 Baker ſt", "14 Baker St"]
+    assert [both[f.start : f.end] for f in detector.detect(both, MessageContext())] == [
+        "12 Baker ſt",
+        "14 Baker St",
+    ]

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 
 
@@ -40,7 +41,7 @@ POSITIVE = [
 def test_addresses_in_new_formats(detector: AddressDetector, marked: str) -> None:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
     want = re.findall(r"\[\[(.+?)\]\]", marked)
-    assert [text[f.start : f.end] for f in detector.detect(text)] == want
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == want
 
 
 NEGATIVE = [
@@ -57,4 +58,4 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_are_left_alone(detector: AddressDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []

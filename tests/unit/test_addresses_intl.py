@@ -9,6 +9,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 
 
@@ -19,7 +20,9 @@ def detector() -> AddressDetector:
 
 def _found(detector: AddressDetector, marked: str) -> tuple[list[str], list[str]]:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
-    return [text[f.start : f.end] for f in detector.detect(text)], re.findall(r"\[\[(.+?)\]\]", marked)
+    return [text[f.start : f.end] for f in detector.detect(text, MessageContext())], re.findall(
+        r"\[\[(.+?)\]\]", marked
+    )
 
 
 POSITIVE = [

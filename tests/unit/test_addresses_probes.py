@@ -11,6 +11,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 
 
@@ -67,7 +68,7 @@ POSITIVE = [
 def test_addresses_in_unseen_phrasings(detector: AddressDetector, marked: str) -> None:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
     want = re.findall(r"\[\[(.+?)\]\]", marked)
-    assert [text[f.start : f.end] for f in detector.detect(text)] == want
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == want
 
 
 NEGATIVE = [
@@ -108,4 +109,4 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_hard_negatives_are_left_alone(detector: AddressDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []

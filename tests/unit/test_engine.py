@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scrubber import engine
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.dial import ENTITY_LEVELS, OperatorSpec, Policy, PolicyError
@@ -136,7 +137,7 @@ class Broken:
     name = "broken"
     entities = frozenset({"PERSON"})
 
-    def detect(self, text: str) -> list[object]:
+    def detect(self, text: str, ctx: MessageContext) -> list[object]:
         raise KeyError(text)
 
 

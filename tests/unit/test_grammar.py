@@ -9,6 +9,7 @@ import pytest
 from marks import marked_spans
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.tokens import tokenize, values
@@ -74,7 +75,7 @@ def test_partial_values_are_found_with_exact_spans(
     detector: GrammarDetector, entity: str, marked: str
 ) -> None:
     text, spans = marked_spans(marked)
-    found = detector.detect(text)
+    found = detector.detect(text, MessageContext())
     assert [(f.start, f.end) for f in found] == spans, [text[f.start : f.end] for f in found]
     assert {f.entity for f in found} == {entity}
 
@@ -96,20 +97,24 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_near_misses_are_left_alone(detector: GrammarDetector, text: str) -> None:
-    assert detector.detect(text) == []
+    assert detector.detect(text, MessageContext()) == []
 
 
 def test_batch_gives_the_same_findings_as_one_by_one(detector: GrammarDetector) -> None:
     texts = [marked_spans(m)[0] for _, m in POSITIVE] + NEGATIVE
-    assert detector.detect_many(texts) == [detector.detect(t) for t in texts]
+    assert detector.detect_many(texts, [MessageContext() for _ in texts]) == [
+        detector.detect(t, MessageContext()) for t in texts
+    ]
 
 
 def test_messages_without_cue_or_number_never_reach_the_parser(detector: GrammarDetector) -> None:
     detector.stats = dict.fromkeys(detector.stats, 0)
-    detector.detect_many(["hello there, how are you?", "order 1234 shipped", "my card was declined"])
+    texts = ["hello there, how are you?", "order 1234 shipped", "my card was declined"]
+    detector.detect_many(texts, [MessageContext() for _ in texts])
     assert detector.stats["gated_messages"] == 0
     assert detector.stats["parsed_sentences"] == 0
-    detector.detect_many(["zip code 9 4 1 0 5 sorry"])  # the cue stands right before the value
+    # The cue stands right before the value.
+    detector.detect_many(["zip code 9 4 1 0 5 sorry"], [MessageContext()])
     assert detector.stats["gated_messages"] == 1
     assert detector.stats["parsed_sentences"] == 0
 

@@ -10,6 +10,7 @@ import pytest
 from marks import marked_spans
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 
@@ -85,7 +86,7 @@ def test_a_value_before_or_beside_its_cue_is_found(
     detector: GrammarDetector, entity: str, marked: str
 ) -> None:
     text, spans = marked_spans(marked)
-    found = detector.detect(text)
+    found = detector.detect(text, MessageContext())
     assert sorted((f.start, f.end) for f in found) == spans, [text[f.start : f.end] for f in found]
     assert {f.entity for f in found} == {entity}
 
@@ -131,17 +132,17 @@ NEGATIVE = [
 def test_look_alikes_are_left_alone(detector: GrammarDetector, marked: str) -> None:
     text = re.sub(r"\{\{(.+?)\}\}", r"\1", marked)
     (bad,) = re.findall(r"\{\{(.+?)\}\}", marked)
-    assert bad not in [text[f.start : f.end] for f in detector.detect(text)]
+    assert bad not in [text[f.start : f.end] for f in detector.detect(text, MessageContext())]
 
 
 def test_a_cue_that_names_the_value_after_it_does_not_name_one_before(detector: GrammarDetector) -> None:
     text = "1234, card ending 5678"
-    assert [text[f.start : f.end] for f in detector.detect(text)] == ["5678"]
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == ["5678"]
 
 
 def test_a_value_named_by_the_cue_after_it_needs_no_parse(detector: GrammarDetector) -> None:
     detector.stats = dict.fromkeys(detector.stats, 0)
-    assert [f.entity for f in detector.detect("94110 is my zip")] == ["ZIP_CODE"]
+    assert [f.entity for f in detector.detect("94110 is my zip", MessageContext())] == ["ZIP_CODE"]
     assert detector.stats["parsed_sentences"] == 0
 
 

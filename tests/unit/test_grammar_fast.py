@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 
@@ -29,7 +30,7 @@ def detector() -> GrammarDetector:
 def test_a_mask_with_no_value_a_masked_rule_takes_lets_nothing_in(
     detector: GrammarDetector, text: str
 ) -> None:
-    assert detector.detect(text) == []
+    assert detector.detect(text, MessageContext()) == []
     assert detector.stats["gated_messages"] == 0
 
 
@@ -37,7 +38,7 @@ def test_a_masked_value_in_another_sentence_of_a_cued_message_is_still_found(
     detector: GrammarDetector,
 ) -> None:
     text = "My zip is 94105. Refund it to •••• 4258 please"
-    found = detector.detect(text)
+    found = detector.detect(text, MessageContext())
     assert [(text[f.start : f.end], f.entity) for f in found] == [
         ("94105", "ZIP_CODE"),
         ("4258", "CREDIT_CARD"),
@@ -46,13 +47,18 @@ def test_a_masked_value_in_another_sentence_of_a_cued_message_is_still_found(
 
 def test_a_value_no_rule_of_the_sentence_takes_is_not_parsed(detector: GrammarDetector) -> None:
     # Sixteen digits far from "card", but not a card number (Luhn): no rule would take it.
-    assert detector.detect("The card on file ends the old way; the new one is 4111111111111112.") == []
+    assert (
+        detector.detect(
+            "The card on file ends the old way; the new one is 4111111111111112.", MessageContext()
+        )
+        == []
+    )
     assert detector.stats["parsed_sentences"] == 0
 
 
 def test_a_value_a_rule_takes_is_still_parsed(detector: GrammarDetector) -> None:
     text = "The card on file ends the old way; the new one is 4111111111111111."
-    found = detector.detect(text)
+    found = detector.detect(text, MessageContext())
     assert [(text[f.start : f.end], f.entity) for f in found] == [("4111111111111111", "CREDIT_CARD")]
     assert detector.stats["parsed_sentences"] == 1
 
@@ -67,7 +73,7 @@ def test_a_value_a_rule_takes_is_still_parsed(detector: GrammarDetector) -> None
 def test_a_sentence_whose_only_cue_takes_fragments_alone_is_not_tokenized(
     detector: GrammarDetector, text: str
 ) -> None:
-    assert detector.detect(text) == []
+    assert detector.detect(text, MessageContext()) == []
     assert detector.stats["sentences"] == 0
 
 
@@ -81,7 +87,9 @@ def test_a_sentence_whose_only_cue_takes_fragments_alone_is_not_tokenized(
     ],
 )
 def test_an_account_fragment_is_still_found(detector: GrammarDetector, text: str, value: str) -> None:
-    assert [(text[f.start : f.end], f.entity) for f in detector.detect(text)] == [(value, "BANK_ACCOUNT")]
+    assert [(text[f.start : f.end], f.entity) for f in detector.detect(text, MessageContext())] == [
+        (value, "BANK_ACCOUNT")
+    ]
 
 
 def test_the_gate_pre_test_lets_in_what_the_scan_would(detector: GrammarDetector) -> None:

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.dial import Policy
@@ -100,7 +101,7 @@ POSITIVE = [
 @pytest.mark.parametrize(("entity", "marked"), POSITIVE)
 def test_new_phrasings_find_the_value(detector: GrammarDetector, entity: str, marked: str) -> None:
     text, wanted = _marked(marked)
-    found = detector.detect(text)
+    found = detector.detect(text, MessageContext())
     assert [text[f.start : f.end] for f in found] == wanted
     assert {f.entity for f in found} == {entity}
 
@@ -108,7 +109,7 @@ def test_new_phrasings_find_the_value(detector: GrammarDetector, entity: str, ma
 @pytest.mark.parametrize(("entity", "marked"), [p for p in POSITIVE if "\n" in p[1] or "\r" in p[1]])
 def test_crlf_and_lf_give_the_same_values(detector: GrammarDetector, entity: str, marked: str) -> None:
     text, wanted = _marked(marked.replace("\r\n", "\n").replace("\n", "\r\n"))
-    assert [text[f.start : f.end] for f in detector.detect(text)] == wanted
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == wanted
 
 
 NEGATIVE = [
@@ -147,7 +148,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_in_new_phrasings_are_left_alone(detector: GrammarDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
 
 
 # Hard negatives through the whole engine at dial level 7: nothing may be masked.
@@ -198,10 +199,10 @@ def test_hard_negatives_are_not_masked(engine: Scrubber, text: str) -> None:
 
 def test_a_request_in_one_message_does_not_reach_another(detector: GrammarDetector) -> None:
     first, second = "What are the last four of your SSN?", "4432"
-    assert detector.detect_many([first, second]) == [[], []]
+    assert detector.detect_many([first, second], [MessageContext(), MessageContext()]) == [[], []]
 
 
 def test_a_request_reaches_only_a_few_lines(detector: GrammarDetector) -> None:
     asked = "Agent: the last four of your SSN please\n"
-    assert detector.detect(asked + "Customer: 4432")
-    assert detector.detect(asked + "a\nb\nc\nCustomer: 4432") == []
+    assert detector.detect(asked + "Customer: 4432", MessageContext())
+    assert detector.detect(asked + "a\nb\nc\nCustomer: 4432", MessageContext()) == []

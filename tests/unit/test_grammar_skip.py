@@ -1,9 +1,9 @@
 """Values other detectors already found whole are not parsed, and that changes no result.
 
-The grammar detector takes ``known`` (the findings before it that the engine acts on) and
-leaves out of the parse a value a known finding settles (GrammarDetector._settled); candidates
-it cannot rule out alone go to ``spared`` and the engine checks them (engine._spared_idle),
-scrubbing the message again the plain way when they might matter.
+The grammar detector reads ``ctx.kept`` (the findings before it that the engine acts on) and
+leaves out of the parse a value a kept finding settles (grammar.known.Shortcut.settled);
+candidates it cannot rule out alone go to ``ctx.spared`` and the engine checks them
+(engine._spared_idle), scrubbing the message again the plain way when they might matter.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 
 from load import streams
-from scrubber.detectors import Detector
+from scrubber.detectors import Detector, MessageContext
 from scrubber.detectors.grammar import GrammarDetector
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubResult
@@ -24,18 +24,18 @@ CARD_AT = (CARD.index("5163"), CARD.index("6132") + 4)
 
 
 class _Plain:
-    """The grammar detector as a detector that does not take ``known``: the old way."""
+    """The grammar detector told nothing of what was found before it: the old way."""
 
     def __init__(self, inner: GrammarDetector) -> None:
         self.inner = inner
         self.name = inner.name
         self.entities = inner.entities
 
-    def detect(self, text: str) -> list[Finding]:
-        return self.inner.detect(text)
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
+        return self.inner.detect(text, ctx.without_findings())
 
-    def detect_many(self, texts: Sequence[str]) -> list[list[Finding]]:
-        return self.inner.detect_many(texts)
+    def detect_many(self, texts: Sequence[str], ctxs: Sequence[MessageContext]) -> list[list[Finding]]:
+        return self.inner.detect_many(texts, [c.without_findings() for c in ctxs])
 
 
 def _engines(policy: Policy) -> tuple[Scrubber, Scrubber, GrammarDetector]:
@@ -70,32 +70,32 @@ def test_a_value_a_known_finding_outranks_is_neither_parsed_nor_reported(
     level7: tuple[Scrubber, Scrubber, GrammarDetector],
 ) -> None:
     grammar = level7[2]
-    before, spared = _parses(grammar), list[Finding]()
+    before, ctx = _parses(grammar), MessageContext(kept=[_card("CREDIT_CARD", 0.95)])
     # The card rule would give 0.85; a known card at 0.95 wins against it whatever the tree says.
-    assert grammar.detect(CARD, known=[_card("CREDIT_CARD", 0.95)], spared=spared) == []
+    assert grammar.detect(CARD, ctx) == []
     assert _parses(grammar) == before
-    assert spared == []
+    assert ctx.spared == []
 
 
 def test_another_entity_that_outranks_every_candidate_settles_the_value_too(
     level7: tuple[Scrubber, Scrubber, GrammarDetector],
 ) -> None:
     grammar = level7[2]
-    before, spared = _parses(grammar), list[Finding]()
-    assert grammar.detect(CARD, known=[_card("PHONE_NUMBER", 0.95)], spared=spared) == []
+    before, ctx = _parses(grammar), MessageContext(kept=[_card("PHONE_NUMBER", 0.95)])
+    assert grammar.detect(CARD, ctx) == []
     assert _parses(grammar) == before
-    assert spared == []
+    assert ctx.spared == []
 
 
 def test_a_known_finding_of_the_same_entity_that_scores_lower_leaves_a_candidate_to_check(
     level7: tuple[Scrubber, Scrubber, GrammarDetector],
 ) -> None:
     grammar = level7[2]
-    before, spared = _parses(grammar), list[Finding]()
-    assert grammar.detect(CARD, known=[_card("CREDIT_CARD", 0.8)], spared=spared) == []
+    before, ctx = _parses(grammar), MessageContext(kept=[_card("CREDIT_CARD", 0.8)])
+    assert grammar.detect(CARD, ctx) == []
     assert _parses(grammar) == before
-    assert [(f.start, f.end, f.entity) for f in spared] == [(*CARD_AT, "CREDIT_CARD")]
-    assert spared[0].score == pytest.approx(0.85)
+    assert [(f.start, f.end, f.entity) for f in ctx.spared] == [(*CARD_AT, "CREDIT_CARD")]
+    assert ctx.spared[0].score == pytest.approx(0.85)
 
 
 @pytest.mark.parametrize(
@@ -115,21 +115,11 @@ def test_a_value_no_known_finding_settles_is_parsed(
     level7: tuple[Scrubber, Scrubber, GrammarDetector], known: list[Finding]
 ) -> None:
     grammar = level7[2]
-    before, spared = _parses(grammar), list[Finding]()
-    found = grammar.detect(CARD, known=known, spared=spared)
+    before, ctx = _parses(grammar), MessageContext(kept=known)
+    found = grammar.detect(CARD, ctx)
     assert _parses(grammar) == before + 1
     assert [(f.start, f.end, f.entity) for f in found] == [(*CARD_AT, "CREDIT_CARD")]
-    assert spared == []
-
-
-def test_without_a_spared_list_only_outranked_values_are_left_out(
-    level7: tuple[Scrubber, Scrubber, GrammarDetector],
-) -> None:
-    grammar = level7[2]
-    before = _parses(grammar)
-    found = grammar.detect(CARD, known=[_card("CREDIT_CARD", 0.8)])
-    assert _parses(grammar) == before + 1
-    assert [(f.start, f.end, f.entity) for f in found] == [(*CARD_AT, "CREDIT_CARD")]
+    assert ctx.spared == []
 
 
 def test_a_masked_value_is_left_out_only_if_the_masked_rule_is_outranked_too(
@@ -141,10 +131,10 @@ def test_a_masked_value_is_left_out_only_if_the_masked_rule_is_outranked_too(
     value = text.index("4258"), at[1]
     before = _parses(grammar)
     # The masked rule (0.8, no parse penalty) loses to a known card at 0.9 on the whole "•••• 4258".
-    assert grammar.detect(text, known=[Finding(*at, "CREDIT_CARD", 0.9, "pattern:test")], spared=[]) == []
+    assert grammar.detect(text, MessageContext(kept=[Finding(*at, "CREDIT_CARD", 0.9, "pattern:test")])) == []
     assert _parses(grammar) == before
     # A known phone at 0.7 would lose to the masked card finding: parsed, and found.
-    found = grammar.detect(text, known=[Finding(*at, "PHONE_NUMBER", 0.7, "pattern:test")], spared=[])
+    found = grammar.detect(text, MessageContext(kept=[Finding(*at, "PHONE_NUMBER", 0.7, "pattern:test")]))
     assert _parses(grammar) == before + 1
     assert [(f.start, f.end, f.entity) for f in found] == [(*value, "CREDIT_CARD")]
 
@@ -232,14 +222,14 @@ def test_a_text_whose_values_known_findings_outrank_is_neither_tokenized_nor_cha
 ) -> None:
     fast, plain, grammar = level7
     known = [f for f in fast.scrub(text).findings if f.score > 0.9]
-    spared: list[Finding] = []
+    ctx = MessageContext(kept=known)
     assert known
-    assert grammar.detect(text, known=known, spared=spared) == []
-    assert spared == []
+    assert grammar.detect(text, ctx) == []
+    assert ctx.spared == []
     # Alone, the grammar finds the value (an adjacent cue): the known finding only outranks it.
-    assert grammar.detect(text)
+    assert grammar.detect(text, MessageContext())
     grammar.stats = dict.fromkeys(grammar.stats, 0)
-    grammar.detect(text, known=known, spared=[])
+    grammar.detect(text, MessageContext(kept=known))
     assert grammar.stats["sentences"] == 0
     assert _same(fast.scrub(text), plain.scrub(text))
 
@@ -262,6 +252,6 @@ def test_a_text_with_a_value_no_known_finding_outranks_is_still_judged(
     fast, plain, grammar = level7
     known = [f for f in fast.scrub(text).findings if f.score > 0.9 and f.entity == "US_SSN"]
     assert known
-    found = grammar.detect(text, known=known, spared=[])
+    found = grammar.detect(text, MessageContext(kept=known))
     assert [f for f in found if f.entity != "US_SSN"]
     assert _same(fast.scrub(text), plain.scrub(text))

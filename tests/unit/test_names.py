@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.rulefile import RuleError
 
@@ -52,7 +53,7 @@ POSITIVE = [
 @pytest.mark.parametrize("marked", POSITIVE)
 def test_names_are_found_in_their_contexts(detector: NameDetector, marked: str) -> None:
     text, names = _marked(marked)
-    found = sorted(detector.detect(text), key=lambda f: f.start)
+    found = sorted(detector.detect(text, MessageContext()), key=lambda f: f.start)
     assert [text[f.start : f.end] for f in found] == names
     assert {f.entity for f in found} == {"PERSON"}
 
@@ -78,7 +79,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_are_left_alone(detector: NameDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
 
 
 def test_a_bad_lexicon_names_file_line_and_reason(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, layout, load_names, records, triggers
 from scrubber.detectors.names.anchors import KEYED, Candidate, cancelled
 from scrubber.detectors.names.lines import has_lower_line, is_lower, line, next_line
@@ -82,7 +83,7 @@ SLOW = WholeText(LEXICON)
 
 
 def _spans(detector: NameDetector, text: str) -> list[tuple[int, int]]:
-    return sorted((f.start, f.end) for f in detector.detect(text))
+    return sorted((f.start, f.end) for f in detector.detect(text, MessageContext()))
 
 
 def _marked(text: str) -> tuple[str, list[str]]:
@@ -142,7 +143,7 @@ CASES = [
 def test_anchored_search_finds_what_the_whole_text_search_found(marked: str) -> None:
     text, expected = _marked(marked)
     assert _spans(FAST, text) == _spans(SLOW, text)
-    found = sorted(FAST.detect(text), key=lambda f: f.start)
+    found = sorted(FAST.detect(text, MessageContext()), key=lambda f: f.start)
     if expected:
         assert [text[f.start : f.end] for f in found if f.detector != "names:recurring"] == expected
 

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
@@ -96,7 +97,7 @@ POSITIVE = [
 @pytest.mark.parametrize("marked", POSITIVE)
 def test_names_are_found_in_new_contexts(detector: NameDetector, marked: str) -> None:
     text, names = _marked(marked)
-    found = sorted(detector.detect(text), key=lambda f: f.start)
+    found = sorted(detector.detect(text, MessageContext()), key=lambda f: f.start)
     assert [text[f.start : f.end] for f in found] == names
 
 
@@ -105,7 +106,7 @@ def test_crlf_and_lf_give_the_same_names(detector: NameDetector, marked: str) ->
     lf = marked.replace("\r\n", "\n")
     for variant in (lf, lf.replace("\n", "\r\n")):
         text, names = _marked(variant)
-        found = sorted(detector.detect(text), key=lambda f: f.start)
+        found = sorted(detector.detect(text, MessageContext()), key=lambda f: f.start)
         assert [text[f.start : f.end] for f in found] == names
 
 
@@ -161,7 +162,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_stay_unmasked(detector: NameDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
 
 
 def test_a_signature_in_a_crlf_mail_body_is_masked_by_the_engine() -> None:

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names
 
 
@@ -95,9 +96,9 @@ NEGATIVE = [
 def test_finds_the_name(detector: NameDetector, marked: str) -> None:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
     want = sorted(set(re.findall(r"\[\[(.+?)\]\]", marked)))
-    assert sorted({text[f.start : f.end] for f in detector.detect(text)}) == want
+    assert sorted({text[f.start : f.end] for f in detector.detect(text, MessageContext())}) == want
 
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_finds_no_name(detector: NameDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []

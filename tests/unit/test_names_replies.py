@@ -10,6 +10,7 @@ import re
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names
 
 
@@ -21,7 +22,7 @@ def detector() -> NameDetector:
 def _found(detector: NameDetector, marked: str) -> tuple[list[str], list[str]]:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
     want = sorted(set(re.findall(r"\[\[(.+?)\]\]", marked)))
-    return sorted({text[f.start : f.end] for f in detector.detect(text)}), want
+    return sorted({text[f.start : f.end] for f in detector.detect(text, MessageContext())}), want
 
 
 REPLIES = [
@@ -140,4 +141,4 @@ def test_finds_the_name(detector: NameDetector, marked: str) -> None:
 
 @pytest.mark.parametrize("text", NOT_REPLIES + NOT_KIN + NOT_LOWER + NOT_LABELS)
 def test_finds_no_name(detector: NameDetector, text: str) -> None:
-    assert [text[f.start : f.end] for f in detector.detect(text)] == []
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []

@@ -9,6 +9,7 @@ import pytest
 from scrubber.detectors.patterns import PatternDetector
 from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import secrets
+from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITIES, Policy
 from scrubber.engine import Scrubber
 
@@ -206,4 +207,4 @@ def test_not_found(entity: str, text: str) -> None:
     ],
 )
 def test_prose_password(value: str, expected: bool) -> None:
-    assert bool(secrets.prose_password(value)) is expected
+    assert bool(secrets.prose_password(value, Memo())) is expected

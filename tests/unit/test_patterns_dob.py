@@ -12,6 +12,7 @@ from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import dates
+from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITIES, Policy
 from scrubber.engine import Scrubber
 from scrubber.rulefile import RuleError, grammar_dir
@@ -164,7 +165,7 @@ def test_a_birth_date_must_be_a_year_old() -> None:
     ],
 )
 def test_date_validator(value: str, ok: bool) -> None:
-    assert (dates.date(value) == len(value)) is ok
+    assert (dates.date(value, Memo()) == len(value)) is ok
 
 
 def test_answer_lines_needs_requires(tmp_path: Path) -> None:

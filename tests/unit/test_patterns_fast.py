@@ -13,11 +13,13 @@ import pytest
 import regex
 
 from load import streams
-from scrubber.detectors import patterns
+from scrubber.detectors import MessageContext, patterns
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import ip, phone, phone_metadata
+from scrubber.detectors.validators.base import Memo
+from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ENTITIES
 from scrubber.rulefile import grammar_dir
 
@@ -101,7 +103,7 @@ def test_non_ascii_text_takes_the_regex_engine() -> None:
     # The twin is only trusted on ASCII: here the plain path runs and still finds the number.
     text = "appelez le +33 1 42 68 53 00 — merci"
     assert not text.isascii()
-    found = [(f.entity, text[f.start : f.end]) for f in DETECTOR.detect(text)]
+    found = [(f.entity, text[f.start : f.end]) for f in DETECTOR.detect(text, MessageContext())]
     assert ("PHONE_NUMBER", "+33 1 42 68 53 00") in found
 
 
@@ -157,8 +159,7 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
             taken += 1
             fast = phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
             assert fast == _parsed(value, region), value
-            assert phone._parse(value, region) == phonenumbers.is_valid_number(fast)
-    phone.forget()
+            assert phone._parse(value, region, Memo()) == phonenumbers.is_valid_number(fast)
     # Valid in the US, elsewhere in North America (Canada, the Bahamas, Jamaica), or nowhere.
     for value in [
         "(415) 555-0142",
@@ -169,8 +170,7 @@ def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
         "999 555 0142",
     ]:
         expected = phonenumbers.is_valid_number(phonenumbers.parse(value, "US"))
-        assert phone._parse(value, "US") == expected, value
-    phone.forget()
+        assert phone._parse(value, "US", Memo()) == expected, value
     assert taken > 500
 
 
@@ -284,7 +284,7 @@ def test_ipv4_reads_dotted_quads_as_ipaddress_does() -> None:
         values.append(".".join(str(o) for o in octets))
     values += ["٤.٤.٤.٤", "1.2.3.04", "1.2.3.4 "]
     for value in values:
-        assert ip.ipv4(value) == _ipv4_by_ipaddress(value), value
+        assert ip.ipv4(value, Memo()) == _ipv4_by_ipaddress(value), value
 
 
 def test_digit_counts_and_runs_of_ascii_texts_read_as_bytes() -> None:
@@ -295,7 +295,7 @@ def test_digit_counts_and_runs_of_ascii_texts_read_as_bytes() -> None:
         for _ in range(3000)
     ]
     for text in texts:
-        doc = patterns._Text(text, DETECTOR.cues)
+        doc = patterns._Text(text, DETECTOR.cues, Memo())
         assert doc.digits == sum(ch in "0123456789" for ch in text), text
         assert doc.run == max(map(len, text.translate(patterns._RUNS).split()), default=0), text
 
@@ -330,3 +330,22 @@ def test_grouped_phone_shapes_read_as_runs_of_digits() -> None:
         )
     for value in values:
         assert phone._may_be_grouped_phone(value) == _grouped_by_runs(value), value
+
+
+def test_the_message_context_says_which_address_ranges_are_found() -> None:
+    text = "src=10.20.1.5 docs 203.0.113.9 from 81.2.69.160"
+
+    def found(ctx: MessageContext) -> list[str]:
+        return [text[f.start : f.end] for f in DETECTOR.detect(text, ctx) if f.entity == "IP_ADDRESS"]
+
+    assert found(MessageContext()) == ["81.2.69.160"]
+    assert found(MessageContext(ips=IpPolicy(private=True))) == ["10.20.1.5", "81.2.69.160"]
+    assert found(MessageContext(ips=IpPolicy(documentation=True))) == ["203.0.113.9", "81.2.69.160"]
+
+
+def test_phone_verdicts_stay_with_their_message() -> None:
+    ctx = MessageContext()
+    assert {f.entity for f in DETECTOR.detect("call me on (415) 555-0142", ctx)} == {"PHONE_NUMBER"}
+    # Two rules judge the number; libphonenumber was asked once, and the answer is the message's.
+    assert ctx.memo == {("(415) 555-0142", "US"): True}
+    assert not MessageContext().memo

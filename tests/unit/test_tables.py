@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from scrubber import Scrubber
@@ -123,9 +125,22 @@ def test_a_long_table_is_read_again_only_in_the_columns_whose_names_matter(
     # The view of the rows after the first ones holds the name, phone (its score) and ZIP columns.
     seen: list[str] = []
     run = table._run
-    monkeypatch.setattr(table, "_run", lambda view, deadline: seen.append(view.text) or run(view, deadline))
+    monkeypatch.setattr(table, "_run", lambda view, ctx: seen.append(view.text) or run(view, ctx))
     sampled = engine.scrub(text)
     assert "billing_zip: 94107" in seen[-1] and "email:" not in seen[-1] and "status:" not in seen[-1]
     monkeypatch.setattr(tables, "SAMPLE_ROWS", 1000)
     assert engine.scrub(text) == sampled
     assert sampled.text.count("[ZIP_CODE]") == 12 and sampled.text.count("[PERSON]") == 12
+
+
+def test_the_inner_detectors_get_the_message_deadline(engine: Scrubber) -> None:
+    from scrubber.detectors import MessageContext
+    from scrubber.detectors.patterns import TimeBudgetExceeded
+    from scrubber.detectors.tables import TableDetector
+
+    table = engine.detectors[-1]
+    assert isinstance(table, TableDetector)
+    text = "id,full_name,phone\n1,Ana Lima,415-555-0142\n2,Guo Xiaoling,415-555-0199"
+    assert table.detect(text, MessageContext())
+    with pytest.raises(TimeBudgetExceeded):
+        table.detect(text, MessageContext(deadline=time.monotonic() - 1))

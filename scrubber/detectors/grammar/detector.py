@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
+from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import CueHit
 from scrubber.detectors.grammar.known import Around, Shortcut
 from scrubber.detectors.grammar.parse import tree_claims
@@ -19,6 +20,7 @@ from scrubber.detectors.grammar.sentences import (
     scan,
 )
 from scrubber.detectors.tokens import Value, number_like
+from scrubber.detectors.validators.base import Memo
 from scrubber.findings import Finding
 
 # What a value given in reply to a request loses against one a cue names in its own sentence.
@@ -58,43 +60,30 @@ class GrammarDetector:
             "settled_values": 0,
         }
 
-    def detect(
-        self, text: str, *, known: Sequence[Finding] = (), spared: list[Finding] | None = None
-    ) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         """Findings in ``text``.
 
-        ``known``: findings of the detectors before this one that the engine will act on (past
-        its policy checks), listed before this one's. A value they settle is not parsed (see
-        known.Shortcut.settled); the findings the parse could have made for it that outrank the known ones go
-        to ``spared``, for the engine to check (without ``spared``, only values whose every
-        possible finding the known ones outrank are left out).
+        ``ctx.kept``: findings of the detectors before this one that the engine will act on. A
+        value they settle is not parsed (see known.Shortcut.settled); the findings the parse
+        could have made for it that outrank the kept ones go to ``ctx.spared``, for the engine
+        to check.
         """
         self.stats["messages"] += 1
-        hits = self.gate(text, known)
+        hits = self.gate(text, ctx.kept)
         if hits is None:  # most messages: none of the batch's bookkeeping
             return []
-        return self._judge([text], [hits], [known], None if spared is None else [spared])[0]
+        return self._judge([text], [hits], [ctx])[0]
 
-    def detect_many(
-        self,
-        texts: Sequence[str],
-        *,
-        known: Sequence[Sequence[Finding]] | None = None,
-        spared: Sequence[list[Finding]] | None = None,
-    ) -> list[list[Finding]]:
-        """``detect`` of each text, the parses done in one batch; ``known`` and ``spared`` per text."""
+    def detect_many(self, texts: Sequence[str], ctxs: Sequence[MessageContext]) -> list[list[Finding]]:
+        """``detect`` of each text with its context, the parses done in one batch."""
         self.stats["messages"] += len(texts)
-        gated = [self.gate(text, known[i] if known else ()) for i, text in enumerate(texts)]
-        return self._judge(texts, gated, known, spared)
+        gated = [self.gate(text, ctx.kept) for text, ctx in zip(texts, ctxs, strict=True)]
+        return self._judge(texts, gated, ctxs)
 
     def _judge(
-        self,
-        texts: Sequence[str],
-        gated: Sequence[list[CueHit] | None],
-        known: Sequence[Sequence[Finding]] | None = None,
-        spared: Sequence[list[Finding]] | None = None,
+        self, texts: Sequence[str], gated: Sequence[list[CueHit] | None], ctxs: Sequence[MessageContext]
     ) -> list[list[Finding]]:
-        """Findings of each text, given what ``gate`` said of it (and ``known`` of it)."""
+        """Findings of each text, given what ``gate`` said of it (and its context)."""
         out: list[list[Finding]] = [[] for _ in texts]
         to_parse: list[Sentence] = []
         done: list[Sentence] = []
@@ -103,32 +92,32 @@ class GrammarDetector:
             if hits is None:
                 continue
             self.stats["gated_messages"] += 1
-            top = self.shortcut.outranking(known[i]) if known else []
+            ctx = ctxs[i]
+            known, memo = ctx.kept, ctx.memo
+            top = self.shortcut.outranking(known)
             skip = partial(self.shortcut.out_of_reach, text, top=top) if top else None
             sentences, replies = self.reader.read(i, text, hits, skip)
             for r in replies:
-                self._emit(text, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
+                self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
             self.stats["sentences"] += len(sentences)
             around: Around | None = None
             for s in sentences:
                 # Every value's claim, also of those skipped below: which qualifier a value
-                # reads decides for the others too (SentenceReader.claims), with or without ``known``.
+                # reads decides for the others too (SentenceReader.claims), whatever is known.
                 for v, (claim, penalty) in zip(s.values, self.reader.claims(s), strict=True):
                     if top and any(k.start <= v.start and v.end <= k.end for k in top):
                         continue  # whatever it yields, resolve() drops it (see known.Shortcut)
                     if claim is None:
                         s.pending.append(v)
-                    elif not self._emit(text, qualifies(s, v), v, claim, penalty, out[i]):
+                    elif not self._emit(text, memo, qualifies(s, v), v, claim, penalty, out[i]):
                         self._unclaim(s, v, claim, adjacent=True)
                 named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
                 pending, s.pending = s.pending, []
                 for v in pending:
-                    if self._could_fit(text, v, qualifies(s, v), named):
-                        if known and known[i]:
-                            around = around or Around(known[i])
-                            if self.shortcut.settled(
-                                text, s, v, around, None if spared is None else spared[i]
-                            ):
+                    if self._could_fit(text, memo, v, qualifies(s, v), named):
+                        if known:
+                            around = around or Around(known)
+                            if self.shortcut.settled(text, memo, s, v, around, ctx.spared):
                                 self.stats["settled_values"] += 1
                                 continue
                         s.pending.append(v)
@@ -136,11 +125,12 @@ class GrammarDetector:
                         s.unclaimed.append(v)
                 (to_parse if s.pending else done).append(s)
         if to_parse:
-            self._parse(texts, to_parse, out)
+            self._parse(texts, ctxs, to_parse, out)
         for s in (*done, *to_parse):
             for v in s.unclaimed:
                 if v.masked:
-                    self._emit_masked(texts[s.text_index], s, v, out[s.text_index])
+                    i = s.text_index
+                    self._emit_masked(texts[i], ctxs[i].memo, s, v, out[i])
         return out
 
     # -------------------------------------------------------------- steps
@@ -166,7 +156,7 @@ class GrammarDetector:
         return None
 
     def _emit(
-        self, text: str, qualified: bool, v: Value, cue: Cue, penalty: float, out: list[Finding]
+        self, text: str, memo: Memo, qualified: bool, v: Value, cue: Cue, penalty: float, out: list[Finding]
     ) -> bool:
         if cue.lists & self.grammar.blockers and not cue.lists & self.grammar.entity_lists:
             return False
@@ -174,7 +164,7 @@ class GrammarDetector:
             if not rule.cues & cue.lists:
                 continue
             for shape in rule.shapes:
-                if shape.accepts(v, text, qualified):
+                if shape.accepts(v, text, qualified, memo):
                     out.append(
                         Finding(v.start, v.end, rule.entity, rule.score - penalty, f"grammar:{rule.name}")
                     )
@@ -187,7 +177,7 @@ class GrammarDetector:
         if cue.lists & self.grammar.entity_lists or (v.masked and not adjacent):
             s.unclaimed.append(v)
 
-    def _could_fit(self, text: str, v: Value, qualified: bool, named: frozenset[str]) -> bool:
+    def _could_fit(self, text: str, memo: Memo, v: Value, qualified: bool, named: frozenset[str]) -> bool:
         """Whether a rule of a cue list in the sentence takes ``v``: if none, no parse.
 
         Whatever cue the tree gives ``v`` to, only such a rule could make it a finding. The
@@ -197,27 +187,32 @@ class GrammarDetector:
         if not any(key in self._fits[name] for name in named if name in self._fits):
             return False
         return any(
-            shape.accepts(v, text, qualified)
+            shape.accepts(v, text, qualified, memo)
             for rule in self.grammar.rules
             if rule.cues & named
             for shape in rule.shapes
         )
 
-    def _emit_masked(self, text: str, s: Sentence, v: Value, out: list[Finding]) -> None:
+    def _emit_masked(self, text: str, memo: Memo, s: Sentence, v: Value, out: list[Finding]) -> None:
         if number_sign(text, v):
             return
         for rule in self._masked_rules:
             for shape in rule.shapes:
-                if shape.accepts(v, text, qualifies(s, v)):
+                if shape.accepts(v, text, qualifies(s, v), memo):
                     out.append(Finding(v.start, v.end, rule.entity, rule.score, f"grammar:{rule.name}"))
                     return
 
-    def _parse(self, texts: Sequence[str], sentences: list[Sentence], out: list[list[Finding]]) -> None:
+    def _parse(
+        self,
+        texts: Sequence[str],
+        ctxs: Sequence[MessageContext],
+        sentences: list[Sentence],
+        out: list[list[Finding]],
+    ) -> None:
         self.stats["parsed_sentences"] += len(sentences)
         for s, v, claim in tree_claims(self.grammar, texts, sentences):
+            i = s.text_index
             if claim is None:
                 s.unclaimed.append(v)
-            elif not self._emit(
-                texts[s.text_index], qualifies(s, v), v, claim, PARSE_PENALTY, out[s.text_index]
-            ):
+            elif not self._emit(texts[i], ctxs[i].memo, qualifies(s, v), v, claim, PARSE_PENALTY, out[i]):
                 self._unclaim(s, v, claim, adjacent=False)

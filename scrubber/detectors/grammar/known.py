@@ -16,6 +16,7 @@ from scrubber.detectors.cues import CueHit
 from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
 from scrubber.detectors.grammar.sentences import CAMEL_PAIR, LAST4, Sentence, number_sign, qualifies
 from scrubber.detectors.tokens import SPELLED_WORD, Value, masked_value_pattern, number_stretches
+from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.findings import Finding, rank
 
@@ -123,7 +124,9 @@ class Shortcut:
             and SPELLED_WORD.search(text[start:end].lower()) is None
         )
 
-    def settled(self, text: str, s: Sentence, v: Value, around: Around, spared: list[Finding] | None) -> bool:
+    def settled(
+        self, text: str, memo: Memo, s: Sentence, v: Value, around: Around, spared: list[Finding]
+    ) -> bool:
         """Whether the findings of other detectors settle ``v``: then the tree is not needed.
 
         Parsing can end in one of these for ``v``: a cue of the sentence claims it and the first
@@ -147,7 +150,7 @@ class Shortcut:
           that score can matter (a repeat of the value elsewhere, another entity in the
           cluster) shows only once everything is found: the candidate goes to ``spared`` and the
           engine checks it, and parses the message after all when it cannot rule it out.
-        - Else (another entity, or no ``spared`` to report to) the value is parsed.
+        - Else (another entity) the value is parsed.
 
         The common case is the second: the pattern rule found "5163 2643 8457 6132" whole as a
         card (0.8 without a cue near it), and the card rule would give it 0.85.
@@ -163,12 +166,14 @@ class Shortcut:
             if not c.lists & g.entity_lists:
                 continue  # no claim, or a blocker's: no finding from this cue (GrammarDetector._emit)
             for rule in g.rules:
-                if rule.cues & c.lists and any(shape.accepts(v, text, qualified) for shape in rule.shapes):
+                if rule.cues & c.lists and any(
+                    shape.accepts(v, text, qualified, memo) for shape in rule.shapes
+                ):
                     candidates.append((rule.entity, rule.score - PARSE_PENALTY))
                     break  # GrammarDetector._emit stops at the first rule that takes the value
         if v.masked and not number_sign(text, v):
             for rule in self._masked_rules:
-                if any(shape.accepts(v, text, qualified) for shape in rule.shapes):
+                if any(shape.accepts(v, text, qualified, memo) for shape in rule.shapes):
                     candidates.append((rule.entity, rule.score))
                     break
         unsure: list[Finding] = []
@@ -176,11 +181,10 @@ class Shortcut:
             key = (-score, -width, ENTITY_LEVELS.get(entity, 99), v.start)
             if any(key >= rank(k) for k in around_v):
                 continue
-            if spared is None or not any(k.entity == entity for k in around_v):
+            if not any(k.entity == entity for k in around_v):
                 return False
             unsure.append(Finding(v.start, v.end, entity, score, "grammar:spared"))
-        if spared is not None:
-            spared.extend(unsure)
+        spared.extend(unsure)
         return True
 
 

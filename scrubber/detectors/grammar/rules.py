@@ -13,6 +13,7 @@ from scrubber import rulefile
 from scrubber.detectors.cues import CueIndex
 from scrubber.detectors.tokens import Value
 from scrubber.detectors.validators import VALIDATORS, Validator
+from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.rulefile import RuleError
 
@@ -30,7 +31,7 @@ class Shape:
     alnum: bool = False
     match: regex.Pattern[str] | None = None
 
-    def accepts(self, value: Value, text: str, qualified: bool) -> bool:
+    def accepts(self, value: Value, text: str, qualified: bool, memo: Memo) -> bool:
         if len(value.digits) not in self.digits or (value.spelled and not self.spelled):
             return False
         if value.alnum and not self.alnum:
@@ -43,7 +44,7 @@ class Shape:
             return False
         if self.validator is not None:
             probe = value.digits if value.spelled else text[value.start : value.end]
-            if self.validator(probe) <= 0:
+            if self.validator(probe, memo) <= 0:
                 return False
         return True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 
+from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
 from scrubber.detectors.names.anchors import OPEN_ENDED, Anchors, Candidate, cancelled
 from scrubber.detectors.names.lexicon import NameLexicon
@@ -23,12 +24,12 @@ class NameDetector:
     name = "names"
     entities = frozenset({"PERSON"})
 
-    def __init__(self, lexicon: NameLexicon, *, timeout: float = 0.5) -> None:
+    def __init__(self, lexicon: NameLexicon, *, timeout: float = REGEX_TIMEOUT) -> None:
         self.lex = lexicon
         self.timeout = timeout
         self.anchors = Anchors(lexicon, timeout=timeout)
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         try:
             candidates = self._candidates(text)
         except TimeoutError as exc:

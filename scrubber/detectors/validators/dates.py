@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from scrubber.detectors.validators.base import Memo
+
 _MONTHS = {
     m: i
     for i, names in enumerate(
@@ -102,7 +104,7 @@ def _year(word: str) -> int:
     return int(word) if word.isdigit() and len(word) in (2, 4) else -1
 
 
-def date(value: str) -> int:
+def date(value: str, memo: Memo) -> int:
     """A real calendar date, old enough to be someone's date of birth (given birth context).
 
     Numbers (``1986-12-04``, ``04/12/1986``, ``4.12.86``, ``19861204``), a month's name with a

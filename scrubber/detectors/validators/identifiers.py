@@ -7,7 +7,7 @@ from stdnum import iban as std_iban
 from stdnum import luhn
 from stdnum.us import rtn, ssn
 
-from scrubber.detectors.validators.base import digits_of
+from scrubber.detectors.validators.base import Memo, digits_of
 
 # Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
 _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
@@ -28,7 +28,7 @@ _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
 )
 
 
-def luhn_card(value: str) -> int:
+def luhn_card(value: str, memo: Memo) -> int:
     digits = digits_of(value)
     # Test numbers such as 4111 1111 1111 1111 are masked too: they are Luhn-valid card numbers
     # in a real range, and a scrubber cannot tell them from live ones.
@@ -40,7 +40,7 @@ def luhn_card(value: str) -> int:
     return 0
 
 
-def iban(value: str) -> int:
+def iban(value: str, memo: Memo) -> int:
     # The pattern may run on into a following group; drop groups from the end until it checks.
     parts = value.split()
     while parts:
@@ -53,16 +53,16 @@ def iban(value: str) -> int:
     return len(value) if std_iban.is_valid(value) else 0
 
 
-def us_ssn(value: str) -> int:
+def us_ssn(value: str, memo: Memo) -> int:
     digits = digits_of(value)
     return len(value) if len(digits) == 9 and ssn.is_valid(digits) else 0
 
 
-def aba_routing(value: str) -> int:
+def aba_routing(value: str, memo: Memo) -> int:
     return len(value) if rtn.is_valid(value) else 0
 
 
-def bank_account(value: str) -> int:
+def bank_account(value: str, memo: Memo) -> int:
     """A bank account number: digits that are not one repeated digit or a plain run."""
     digits = digits_of(value)
     if len(set(digits)) < 3 or digits in "01234567890123456789" or digits in "98765432109876543210":
@@ -70,14 +70,14 @@ def bank_account(value: str) -> int:
     return len(value)
 
 
-def passport(value: str) -> int:
+def passport(value: str, memo: Memo) -> int:
     digits = sum(c.isdigit() for c in value)
     if digits < 1 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
         return 0
     return len(value)
 
 
-def driver_license(value: str) -> int:
+def driver_license(value: str, memo: Memo) -> int:
     alnum = [c for c in value if c.isalnum()]
     digits = sum(c.isdigit() for c in alnum)
     if not 6 <= len(alnum) <= 20 or digits < 1 or len(set(alnum)) < 3:
@@ -90,6 +90,6 @@ def driver_license(value: str) -> int:
 _FILE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "map", "ico"})
 
 
-def email(value: str) -> int:
+def email(value: str, memo: Memo) -> int:
     tld = value.rsplit(".", 1)[-1].lower()
     return 0 if tld in _FILE_SUFFIXES else len(value)

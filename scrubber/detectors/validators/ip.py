@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass
+
+from scrubber.detectors.validators.base import Memo
 
 
 def _public_ip(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -20,7 +23,7 @@ _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _DOTTED_QUAD = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}")
 
 
-def ipv4(value: str) -> int:
+def ipv4(value: str, memo: Memo) -> int:
     if _DOTTED_QUAD.fullmatch(value) is not None:
         # What ipaddress would say, read off the octets: loopback 127/8, multicast 224/4 and
         # reserved 240/4, link-local 169.254/16 (0.0.0.0 falls to the small-octets test).
@@ -41,7 +44,7 @@ def ipv4(value: str) -> int:
     return len(value)
 
 
-def ipv6(value: str) -> int:
+def ipv6(value: str, memo: Memo) -> int:
     if value.count(":") < 3:
         return 0
     try:
@@ -75,3 +78,18 @@ def ip_range(value: str) -> str | None:
     if any(addr.version == n.version and addr in n for n in _PRIVATE):
         return "private"
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class IpPolicy:
+    """Which of the ranges ``ip_range`` names a policy masks too (by default neither)."""
+
+    documentation: bool = False
+    private: bool = False
+
+    def masks(self, value: str) -> bool:
+        """Whether an address found in a message is masked."""
+        kind = ip_range(value)
+        if kind is None:
+            return True
+        return self.documentation if kind == "documentation" else self.private

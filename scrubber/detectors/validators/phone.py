@@ -6,7 +6,7 @@ import re
 
 import phonenumbers
 
-from scrubber.detectors.validators.base import digits_of
+from scrubber.detectors.validators.base import Memo, digits_of
 from scrubber.detectors.validators.phone_metadata import US_FIRST, hopeless, north_american, valid_in
 
 # Every metadata pattern compiled once and kept, not looked up in ``re``'s own cache on each of
@@ -17,7 +17,7 @@ phonenumbers.enable_pattern_cache()
 _PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
 
 
-def phone(value: str) -> int:
+def phone(value: str, memo: Memo) -> int:
     """Any number libphonenumber calls valid in one of the supported regions, however written."""
     digits = digits_of(value)
     if (
@@ -32,7 +32,7 @@ def phone(value: str) -> int:
     if core.startswith("00"):
         core = "+" + core[2:].lstrip()
     regions = (None,) if core.startswith("+") else _PHONE_REGIONS
-    return len(value) if any(_parse(core, r) for r in regions) else 0
+    return len(value) if any(_parse(core, r, memo) for r in regions) else 0
 
 
 _NANP_GROUPS = ([3, 3, 4], [1, 3, 3, 4])
@@ -41,7 +41,7 @@ _EXT_WORDS = ("extension", "ext.", "ext", "x")
 _GROUP_SEPARATORS = str.maketrans(dict.fromkeys("().-/\t+,", " "))
 
 
-def phone_formatted(value: str) -> int:
+def phone_formatted(value: str, memo: Memo) -> int:
     """A phone number written the way people write one, and valid per libphonenumber.
 
     International ("+44 20 7946 0958", "+14155550142", "0044 ..."), North American in 3-3-4
@@ -51,7 +51,7 @@ def phone_formatted(value: str) -> int:
     """
     if not _may_be_grouped_phone(value):
         return 0
-    return _phone_prefix(value, grouped=True)
+    return _phone_prefix(value, memo, grouped=True)
 
 
 # What _may_be_grouped_phone accepts, as one match from the start: some digit, and a "+" first,
@@ -75,19 +75,19 @@ def _may_be_grouped_phone(value: str) -> bool:
     return _GROUPED_START.match(value) is not None
 
 
-def phone_national(value: str) -> int:
+def phone_national(value: str, memo: Memo) -> int:
     """Like ``phone_formatted`` but in any grouping ("4155550142", "0207 94 60958")."""
-    return _phone_prefix(value, grouped=False)
+    return _phone_prefix(value, memo, grouped=False)
 
 
-def _phone_prefix(value: str, *, grouped: bool) -> int:
+def _phone_prefix(value: str, memo: Memo, *, grouped: bool) -> int:
     """The longest valid number that ``value`` starts with, dropping up to three last groups.
 
     A candidate may run on into an unrelated number ("(415) 555-2671 12 items").
     """
     cut = len(value)
     for _ in range(4):
-        if _phone(value[:cut], grouped=grouped):
+        if _phone(value[:cut], memo, grouped=grouped):
             return cut
         at = max(value.rfind(sep, 0, cut) for sep in " -./")
         if at <= 0:
@@ -96,7 +96,7 @@ def _phone_prefix(value: str, *, grouped: bool) -> int:
     return 0
 
 
-def _phone(value: str, *, grouped: bool) -> int:
+def _phone(value: str, memo: Memo, *, grouped: bool) -> int:
     core = _without_extension(value)
     groups = core.translate(_GROUP_SEPARATORS).split()
     digits = "".join(groups)
@@ -106,18 +106,18 @@ def _phone(value: str, *, grouped: bool) -> int:
     if core.count("(") != core.count(")") or (len(digits) <= 8 and _looks_like_date_or_time(core)):
         return 0
     if core.startswith(("+", "00")):
-        valid = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None)
+        valid = _parse("+" + core.lstrip("+")[2 if core.startswith("00") else 0 :], None, memo)
         return len(value) if valid else 0
     sizes = [len(g) for g in groups]
     if grouped and len(sizes) < 2:
         return 0
     nanp = sizes in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
     if nanp and (len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")):
-        return len(value) if _parse(core, "US") else 0
+        return len(value) if _parse(core, "US", memo) else 0
     if digits[0] == "0" and (not grouped or (min(sizes) >= 2 and "." not in core)):
-        return len(value) if any(_parse(core, r) for r in _TRUNK_REGIONS) else 0
+        return len(value) if any(_parse(core, r, memo) for r in _TRUNK_REGIONS) else 0
     if (sizes == [5, 5] or not grouped) and len(digits) == 10 and digits[0] in "6789":
-        return len(value) if _parse(core, "IN") else 0
+        return len(value) if _parse(core, "IN", memo) else 0
     return 0
 
 
@@ -133,22 +133,14 @@ def _without_extension(value: str) -> str:
     return value.strip()
 
 
-# libphonenumber's verdicts on the numbers of the message being scrubbed: a phone number is
-# judged by two pattern rules and a grammar shape, and parsing costs tens of microseconds. The
-# engine empties this after every call (``forget``), so no value outlives its message here.
-_VERDICTS: dict[tuple[str, str | None], bool] = {}
-_VERDICTS_MAX = 1024
+# A message with more numbers than this starts its memo afresh: input is untrusted.
+MEMO_MAX = 1024
 
 
-def forget() -> None:
-    """Drop what was remembered of the values of the last message."""
-    _VERDICTS.clear()
-
-
-def _parse(value: str, region: str | None) -> bool:
+def _parse(value: str, region: str | None, memo: Memo) -> bool:
     """Whether libphonenumber parses ``value`` (in ``region``) as a valid number."""
     key = (value, region)
-    valid = _VERDICTS.get(key)
+    valid = memo.get(key)
     if valid is None:
         try:
             digits = north_american(value, region)
@@ -166,9 +158,9 @@ def _parse(value: str, region: str | None) -> bool:
                 valid = phonenumbers.is_valid_number(phonenumbers.parse(value, region))
         except phonenumbers.NumberParseException:
             valid = False
-        if len(_VERDICTS) >= _VERDICTS_MAX:
-            _VERDICTS.clear()
-        _VERDICTS[key] = valid
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        memo[key] = valid
     return valid
 
 
@@ -185,8 +177,8 @@ def _looks_like_date_or_time(value: str) -> bool:
     return False
 
 
-def phone_urlencoded(value: str) -> int:
+def phone_urlencoded(value: str, memo: Memo) -> int:
     """An international number whose "+" is URL-encoded: "%2B447708854971"."""
     if value[:3].upper() != "%2B":
         return 0
-    return len(value) if phone("+" + value[3:]) else 0
+    return len(value) if phone("+" + value[3:], memo) else 0

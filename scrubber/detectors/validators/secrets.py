@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from scrubber.detectors.validators.base import Memo
+
 _PLACEHOLDER_WORDS = frozenset(
     [
         "redacted",
@@ -96,7 +98,7 @@ def _placeholder(v: str) -> bool:
     return _FILLER_RUN.search(v) is not None
 
 
-def secret_value(value: str) -> int:
+def secret_value(value: str, memo: Memo) -> int:
     v = value.rstrip(".,;:)]}")
     if len(v) < 4:
         return 0
@@ -113,14 +115,14 @@ def secret_value(value: str) -> int:
     return len(v)
 
 
-def secret_token(value: str) -> int:
+def secret_token(value: str, memo: Memo) -> int:
     """A provider's key or token (the pattern checked its shape): not a template's filler."""
     if _FILLER_RUN.search(value) is not None or _TEMPLATE_WORDS.search(value) is not None:
         return 0
     return len(value)
 
 
-def credential(value: str) -> int:
+def credential(value: str, memo: Memo) -> int:
     """The password of a "user:password" pair given on a command line (``curl -u``): any value
     but a placeholder. Short and plain ones count too: "deploy:pass" gives a password."""
     v = value.rstrip(".,;)]}")
@@ -135,7 +137,7 @@ def credential(value: str) -> int:
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~_|/\\<>[]{}")
 
 
-def prose_password(value: str) -> int:
+def prose_password(value: str, memo: Memo) -> int:
     """A password given in prose, after "password" with no "=" or ":" ("password is maple!336",
     "reset my password to Nimbus-33nimb", 'network "Lakeside", password maple!336nimbu'): only
     a value that looks like one, letters with digits or a symbol, so that the words that follow
@@ -153,7 +155,7 @@ def prose_password(value: str) -> int:
     return len(v)
 
 
-def aws_secret(value: str) -> int:
+def aws_secret(value: str, memo: Memo) -> int:
     """An AWS secret access key: 40 characters of base64 with capitals, small letters and a
     digit (a 40-character git SHA has no capitals)."""
     if _FILLER_RUN.search(value) is not None:

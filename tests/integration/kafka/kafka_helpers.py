@@ -23,6 +23,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from scrubber import config
 from scrubber.config import LimitsConfig
+from scrubber.detectors import MessageContext
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 from scrubber.findings import Finding
@@ -41,7 +42,7 @@ class Sleepy:
     name = "sleepy"
     entities = frozenset({"EMAIL_ADDRESS"})
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         m = re.search(r"sleep (\d+)", text)
         if m:
             time.sleep(int(m.group(1)) / 1000)
@@ -62,7 +63,7 @@ class Crasher:
     name = "crasher"
     entities = frozenset({"EMAIL_ADDRESS"})
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         main = getattr(sys.modules["__main__"], "__spec__", None)
         if "crash now" in text and main is not None and main.name == "scrubber.kafka_pool":
             os._exit(70)

@@ -12,6 +12,7 @@ import pytest
 
 from scrubber import config
 from scrubber.config import ConfigError, KafkaRoute
+from scrubber.detectors import MessageContext
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 from scrubber.findings import Finding
@@ -208,7 +209,7 @@ class Fragile:
     name = "fragile"
     entities = frozenset({"US_SSN"})
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         if "boom" in text:
             raise IndexError("detector bug")
         return []
