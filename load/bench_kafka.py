@@ -57,7 +57,7 @@ def _run_proxy(doc: dict[str, Any], passthrough: bool, ready: Any) -> None:
     """Child process: run one KafkaProxy until SIGTERM."""
     # By its module's name: scrub processes cannot import this run's __main__ (or __mp_main__).
     from load.bench_kafka import passthrough_scrubber
-    from scrubber.kafka import KafkaProxy, engine_scrubber
+    from scrubber.kafka.proxy import KafkaProxy, engine_scrubber
     from scrubber.service import run_loop
 
     settings = config.parse(doc)

@@ -97,7 +97,10 @@ def attachment_message(size: int) -> bytes:
 LAUNCHER = """
 import asyncio, json, signal, sys
 from scrubber import config, logs
-from scrubber.smtp import SmtpRelay
+try:
+    from scrubber.smtp.relay import SmtpRelay
+except ImportError:  # a tree from before the transport packages
+    from scrubber.smtp import SmtpRelay
 
 settings = config.parse(json.loads(sys.argv[1]))
 

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, TextIO
 
+from scrubber.config import ConfigError, Settings
 from scrubber.dial import MAX_LEVEL
 from scrubber.engine import Scrubber, ScrubError
 
@@ -111,7 +112,7 @@ def _config_path(value: str | None) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from scrubber import config, service
+    from scrubber import config
 
     path = _config_path(args.config)
     if args.embedded or path is None:
@@ -124,7 +125,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers is not None and not 1 <= args.workers <= 64:
         sys.stderr.write("scrubber run: --workers must be between 1 and 64\n")
         return 2
-    return service.run(settings, workers=args.workers)
+    return run_service(settings, workers=args.workers)
+
+
+def run_service(settings: Settings, workers: int | None = None) -> int:
+    """Serve the configured transports in this process, or under a supervisor with ``workers`` > 1.
+
+    Exit codes: 0 after a clean stop, 2 when the configuration or the rule files cannot be used,
+    1 for any other failure (a transport that could not start, a worker that kept exiting).
+    """
+    from scrubber.logs import configure, get_logger
+    from scrubber.rulefile import RuleError
+    from scrubber.service import run_loop, serve
+    from scrubber.supervisor import Supervisor
+
+    configure(settings.logging.format, settings.logging.level)
+    log = get_logger("scrubber.service")
+    n = workers or settings.workers
+    try:
+        if n > 1:
+            return run_loop(Supervisor(settings, n).run(), settings.event_loop)
+        run_loop(serve(settings), settings.event_loop)
+    except (ConfigError, RuleError) as exc:
+        log.error("cannot start", error=str(exc))
+        return 2
+    except Exception as exc:
+        log.exception("failed", error=type(exc).__name__)
+        return 1
+    return 0
 
 
 def run_embedded(level: int, *, demo: bool) -> int:
@@ -363,10 +391,10 @@ def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: T
 
 
 def cmd_smtp_passwd(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -> int:
-    """Print ``NAME:scrypt$...`` for the SMTP users file (see scrubber/smtp_auth.py)."""
+    """Print ``NAME:scrypt$...`` for the SMTP users file (see scrubber/smtp/auth.py)."""
     import getpass
 
-    from scrubber.smtp_auth import entry
+    from scrubber.smtp.auth import entry
 
     password = getpass.getpass("password: ") if inp.isatty() else inp.readline().rstrip("\r\n")
     try:

@@ -11,6 +11,7 @@ multi-process support).
 from __future__ import annotations
 
 import platform
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -105,3 +106,31 @@ def record_findings(result: ScrubResult) -> None:
     """Count a result's findings by entity and detector family (``pattern``, ``grammar``...)."""
     for f in (*result.findings, *result.observed):
         FINDINGS.labels(f.entity, f.detector.split(":", 1)[0]).inc()
+
+
+class TransportMetrics:
+    """One transport's message metrics, each label child looked up once: per Kafka record,
+    ``labels()`` would cost more than the send."""
+
+    def __init__(self, transport: str) -> None:
+        self.transport = transport
+        self.message_bytes = MESSAGE_BYTES.labels(transport)
+        self.scrub_seconds = SCRUB_SECONDS.labels(transport)
+        self._outcomes: dict[tuple[str, str], Any] = {}
+        self._findings: dict[tuple[str, str], Any] = {}
+
+    def outcome(self, route: str, outcome: str) -> Any:
+        """The messages_total child for this route and outcome."""
+        key = (route, outcome)
+        child = self._outcomes.get(key)
+        if child is None:
+            child = self._outcomes[key] = MESSAGES.labels(self.transport, route, outcome)
+        return child
+
+    def finding(self, entity: str, family: str) -> Any:
+        """The findings_total child for this entity and detector family."""
+        key = (entity, family)
+        child = self._findings.get(key)
+        if child is None:
+            child = self._findings[key] = FINDINGS.labels(entity, family)
+        return child

@@ -24,9 +24,10 @@ from scrubber import __version__
 from scrubber.admin import AdminServer, Handler, Request, Response
 from scrubber.config import ConfigError, Settings
 from scrubber.engine import Scrubber
+from scrubber.kafka.proxy import KafkaProxy
 from scrubber.logs import configure, get_logger
 from scrubber.observability import COMPONENT_READY
-from scrubber.rulefile import RuleError
+from scrubber.smtp.relay import SmtpRelay
 
 READY_POLL_SECONDS = 1.0
 
@@ -48,12 +49,8 @@ class Component(Protocol):
 def build_components(settings: Settings) -> list[Component]:
     components: list[Component] = []
     if settings.kafka is not None:
-        from scrubber.kafka import KafkaProxy
-
         components.append(KafkaProxy(settings))
     if settings.smtp is not None:
-        from scrubber.smtp import SmtpRelay
-
         components.append(SmtpRelay(settings))
     return components
 
@@ -224,29 +221,6 @@ def run_loop(main: Coroutine[Any, Any, T], choice: str = "auto") -> T:
     """``asyncio.run(main)`` on the event loop ``choice`` names."""
     with asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
         return runner.run(main)
-
-
-def run(settings: Settings, workers: int | None = None) -> int:
-    """``scrubber run``: configure logging, then serve in this process or under a supervisor.
-
-    Exit codes: 0 after a clean stop, 2 when the configuration or the rule files cannot be used,
-    1 for any other failure (a transport that could not start, a worker that kept exiting).
-    """
-    configure(settings.logging.format, settings.logging.level)
-    n = workers or settings.workers
-    try:
-        if n > 1:
-            from scrubber.supervisor import Supervisor
-
-            return run_loop(Supervisor(settings, n).run(), settings.event_loop)
-        run_loop(serve(settings), settings.event_loop)
-    except (ConfigError, RuleError) as exc:
-        log.error("cannot start", error=str(exc))
-        return 2
-    except Exception as exc:
-        log.exception("failed", error=type(exc).__name__)
-        return 1
-    return 0
 
 
 async def _watch_readiness(health: Health, report: Callable[[bool], None] | None) -> None:

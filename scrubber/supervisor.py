@@ -15,8 +15,8 @@ configuration-error code 2, or after :data:`MAX_RESTARTS` restarts within :data:
 Spawning starts multiprocessing's resource tracker, which shares our stderr (the JSON log) and
 writes plain text there only about named semaphores or shared memory left registered by a
 process that died without cleaning up. Workers register none: their readiness byte comes from
-an unlinked file mapping, and their scrub processes talk over pipes (:mod:`scrubber.kafka_pool`,
-:mod:`scrubber.smtp_pool`), so a kill -9 of a worker leaves it nothing to report.
+an unlinked file mapping, and their scrub processes talk over pipes (:mod:`scrubber.pipes`), so
+a kill -9 of a worker leaves it nothing to report.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from scrubber.admin import AdminServer
 from scrubber.config import ConfigError, Settings
 from scrubber.logs import configure, get_logger
 from scrubber.rulefile import RuleError
+from scrubber.service import playground_routes, run_loop, serve
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 STOP_GRACE = 25.0
@@ -108,8 +109,6 @@ class Supervisor:
             multiprocess.MultiProcessCollector(registry, path=self.metrics_dir)  # type: ignore[no-untyped-call]
             registry.register(SupervisorCollector(self))
             PlatformCollector(registry=registry)
-            from scrubber.service import playground_routes
-
             routes = playground_routes() if self.settings.admin.playground else {}
             self.admin = AdminServer(
                 self.settings.admin.listen,
@@ -277,8 +276,6 @@ def worker_main(settings: Settings, index: int, ready: Any) -> None:
     def report(ok: bool) -> None:
         ready.value = 1 if ok else 0
 
-    from scrubber.service import run_loop
-
     try:
         run_loop(_worker(settings, report), settings.event_loop)
     except (ConfigError, RuleError) as exc:
@@ -290,8 +287,6 @@ def worker_main(settings: Settings, index: int, ready: Any) -> None:
 
 
 async def _worker(settings: Settings, report: Callable[[bool], None]) -> None:
-    from scrubber.service import serve
-
     stop = asyncio.Event()
     parent = os.getppid()
 

@@ -27,7 +27,7 @@ from scrubber.detectors import MessageContext
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 from scrubber.findings import Finding
-from scrubber.kafka import KafkaProxy, engine_scrubber
+from scrubber.kafka.proxy import KafkaProxy, engine_scrubber
 from tests.conftest import free_port
 
 # Fast group joins on Tansu (see REAL_COMPONENTS.md): a real Kafka needs >= 6000 ms sessions.
@@ -65,7 +65,7 @@ class Crasher:
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         main = getattr(sys.modules["__main__"], "__spec__", None)
-        if "crash now" in text and main is not None and main.name == "scrubber.kafka_pool":
+        if "crash now" in text and main is not None and main.name == "scrubber.kafka.pool":
             os._exit(70)
         return []
 
@@ -82,14 +82,14 @@ def refusing_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
 
 
 def scrub_process_pids() -> list[int]:
-    """This process's Kafka scrub workers (``python -m scrubber.kafka_pool`` children)."""
+    """This process's Kafka scrub workers (``python -m scrubber.kafka.pool`` children)."""
     me = str(os.getpid())
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):
             fields = stat.read_text().rsplit(")", 1)[1].split()
             cmdline = (stat.parent / "cmdline").read_bytes()
-            if fields[1] == me and b"scrubber.kafka_pool" in cmdline and fields[0] != "Z":
+            if fields[1] == me and b"scrubber.kafka.pool" in cmdline and fields[0] != "Z":
                 out.append(int(stat.parent.name))
     return sorted(out)
 

@@ -28,7 +28,7 @@ from kafka_helpers import (
 from prometheus_client import REGISTRY
 from structlog.testing import capture_logs
 
-from scrubber.kafka import KafkaProxy
+from scrubber.kafka.proxy import KafkaProxy
 from tests.conftest import free_port, stop_process, tansu_binary, wait_for_port
 
 

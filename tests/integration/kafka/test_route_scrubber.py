@@ -16,7 +16,8 @@ from scrubber.detectors import MessageContext
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 from scrubber.findings import Finding
-from scrubber.kafka import Outcome, RouteScrubber, client_security
+from scrubber.kafka.session import client_security
+from scrubber.kafka.transform import Outcome, RouteScrubber
 
 SSN = "524-59-3318"
 

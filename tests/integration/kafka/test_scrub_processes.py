@@ -25,7 +25,7 @@ from kafka_helpers import (
 from prometheus_client import REGISTRY
 
 from scrubber.config import ConfigError
-from scrubber.kafka import KafkaProxy
+from scrubber.kafka.proxy import KafkaProxy
 
 
 def quarantined(reason: str) -> float:

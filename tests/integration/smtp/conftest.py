@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from smtp_helpers import PASSWORD, USER, Postfix, RelayRunner, relay_settings
 
-from scrubber.smtp_auth import entry
+from scrubber.smtp.auth import entry
 from tests.conftest import SmtpSink, free_port, stop_process, wait_for_port
 
 

@@ -21,7 +21,7 @@ from prometheus_client import REGISTRY
 
 from scrubber import config
 from scrubber.config import Settings
-from scrubber.smtp import SmtpRelay
+from scrubber.smtp.relay import SmtpRelay
 from tests.conftest import SmtpSink, free_port, stop_process, wait_for_port
 
 EML = Path(__file__).resolve().parents[2] / "data" / "eml"

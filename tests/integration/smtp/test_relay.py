@@ -14,8 +14,8 @@ import pytest
 from aiosmtpd.smtp import SMTP
 from smtp_helpers import EML, RelayRunner, find, marker, messages, metric, received, tagged
 
-from scrubber.smtp import plain_path
-from scrubber.smtp_delivery import _unstuffed, wire_form
+from scrubber.smtp.delivery import _unstuffed, wire_form
+from scrubber.smtp.server import plain_path
 from tests.conftest import SmtpSink
 
 GENERATED = sorted((EML / "generated").glob("*.eml"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from smtp_helpers import PASSWORD, USER, RelayRunner, find, marker, metric, received, tagged
 
-from scrubber.smtp_auth import UsersFile, UsersFileError, entry
+from scrubber.smtp.auth import UsersFile, UsersFileError, entry
 from tests.conftest import SmtpSink
 
 MESSAGE = b"Subject: hi\r\n\r\nmail jane.roe@example.com\r\n"

@@ -1,6 +1,6 @@
 """Kafka scrubbing in worker processes (``kafka.scrub_processes >= 1``).
 
-Each worker is ``python -m scrubber.kafka_pool``: it builds the route scrubbers once and then
+Each worker is ``python -m scrubber.kafka.pool``: it builds the route scrubbers once and then
 answers one slice of records at a time, in frames over its stdin/stdout (:mod:`scrubber.pipes`):
 first the import path and logging, then the settings and the scrubber factory, answered by
 ``("ready",)``; then ``(route index, items, budget, headers)``, answered by ``("ok", outcomes)``
@@ -29,7 +29,14 @@ from typing import Any, BinaryIO
 import structlog
 
 from scrubber.config import ConfigError, Settings
-from scrubber.kafka import TRANSPORT, Headers, Items, Outcome, ScrubberFactory, build_route_scrubbers
+from scrubber.kafka.transform import (
+    TRANSPORT,
+    Headers,
+    Items,
+    Outcome,
+    ScrubberFactory,
+    build_route_scrubbers,
+)
 from scrubber.observability import WORKER_RESTARTS
 from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
 
@@ -101,7 +108,7 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
 class _Worker(PipeWorker):
     @classmethod
     async def start(cls, settings: Settings, make_scrubber: ScrubberFactory) -> _Worker:
-        worker = cls(await cls.spawn("scrubber.kafka_pool"))
+        worker = cls(await cls.spawn("scrubber.kafka.pool"))
         log_cfg = settings.logging
         try:
             where = (list(sys.path), log_cfg.format, log_cfg.level)
@@ -234,6 +241,6 @@ class ScrubProcesses:
 
 if __name__ == "__main__":
     # Run as the named module, not as __main__: the outcomes' class must unpickle in the proxy.
-    from scrubber.kafka_pool import worker_main as main
+    from scrubber.kafka.pool import worker_main as main
 
     main()

@@ -1,6 +1,6 @@
 """MIME scrubbing off the event loop, each message with a time budget.
 
-``processes >= 1``: that many worker processes (``python -m scrubber.smtp_pool``), each with its
+``processes >= 1``: that many worker processes (``python -m scrubber.smtp.pool``), each with its
 own engine, one message at a time each. With two or more, one of them takes the messages over
 ``LARGE_MESSAGE_BYTES`` and only those, at a lower CPU priority (nice 10): a big message holds
 up neither the small ones' workers nor, on a busy machine, their CPU. A worker still busy when
@@ -36,7 +36,7 @@ from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
 from scrubber.observability import WORKER_RESTARTS
 from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
-from scrubber.smtp_delivery import TRANSPORT, wire_form
+from scrubber.smtp.delivery import TRANSPORT, wire_form
 
 LARGE_MESSAGE_BYTES = 512 * 1024
 BULK_NICE = 10
@@ -83,7 +83,7 @@ class Scrubbed:
     data: bytes
     counts: tuple[tuple[str, str, int], ...]  # (entity, detector family, findings), masked or not
     parts: int
-    wire: bool = False  # data is in wire form (see smtp_delivery.wire_form)
+    wire: bool = False  # data is in wire form (see scrubber.smtp.delivery.wire_form)
 
     @property
     def findings(self) -> int:
@@ -136,7 +136,7 @@ class _Worker(PipeWorker):
     @classmethod
     async def start(cls, spec: EngineSpec, bulk: bool) -> _Worker:
         nice = [str(BULK_NICE)] if bulk else []
-        worker = cls(await cls.spawn("scrubber.smtp_pool", *nice), bulk)
+        worker = cls(await cls.spawn("scrubber.smtp.pool", *nice), bulk)
         try:
             reply = await worker.handshake(spec, timeout=START_TIMEOUT)
         except WorkerExited as exc:
@@ -260,6 +260,6 @@ class ScrubPool:
 
 if __name__ == "__main__":
     # Run as the named module, not as __main__: the replies' classes must unpickle in the parent.
-    from scrubber.smtp_pool import worker_main as main
+    from scrubber.smtp.pool import worker_main as main
 
     main()

@@ -2,41 +2,38 @@
 
 ::
 
-    client MTA --SMTP--> SmtpRelay (aiosmtpd) --SMTP--> upstream MTA (aiosmtplib)
-                                              `-------> or a mailbox directory (smtp.mailbox_dir)
+    client MTA --SMTP--> server (aiosmtpd) -> relay -> scrub pool --> delivery --SMTP--> upstream MTA
+                                                                          `-------> or a mailbox directory
 
 The client's transaction is mirrored on an upstream one, command by command: MAIL and every RCPT
 are passed on as the client sends them and the upstream's reply is the client's reply, so each
 recipient's result is the upstream's own. At DATA the message is scrubbed in a worker
-(:mod:`scrubber.smtp_pool`, MIME walk in :mod:`scrubber.formats.mime`), the scrubbed message is
+(:mod:`scrubber.smtp.pool`, MIME walk in :mod:`scrubber.formats.mime`), the scrubbed message is
 sent upstream, and the client gets the upstream's answer: 250 only once the upstream accepted
 it, 4xx stays 4xx and 5xx stays 5xx. An upstream that cannot be reached or does not answer in
 time gives ``451 4.4.1`` so that the sender keeps the message and retries
-(:mod:`scrubber.smtp_delivery`). The envelope is passed on unchanged. Upstream connections are
+(:mod:`scrubber.smtp.delivery`). The envelope is passed on unchanged. Upstream connections are
 pooled across client sessions: a session holds one from MAIL to the end of its transaction.
 
 A message that cannot be scrubbed is refused (``554 5.6.0``) or, with
 ``on_unscrubbable: quarantine``, kept unchanged in ``quarantine_dir`` (``250``, never
 forwarded). Connections from outside ``allowed_networks`` get ``554 5.7.1``; STARTTLS uses the
 configured certificate; AUTH (PLAIN, LOGIN) is offered only over TLS, against a users file
-(:mod:`scrubber.smtp_auth`). Logs carry session and message ids, outcomes and reasons, never
+(:mod:`scrubber.smtp.auth`). Logs carry session and message ids, outcomes and reasons, never
 addresses or content.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import os
-import re
 import ssl
 import time
-import uuid
 from typing import Any
 
 import structlog
-from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session, TLSSetupException, syntax
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from scrubber.config import ConfigError, Settings, SmtpConfig
 from scrubber.engine import ScrubError
@@ -53,10 +50,9 @@ from scrubber.observability import (
     SMTP_AUTH_FAILURES,
     SMTP_REFUSED,
     SMTP_SESSIONS,
-    SMTP_TLS_FAILURES,
 )
-from scrubber.smtp_auth import UsersFile, UsersFileError
-from scrubber.smtp_delivery import (
+from scrubber.smtp.auth import UsersFile, UsersFileError
+from scrubber.smtp.delivery import (
     TRANSPORT,
     Delivery,
     MailboxDelivery,
@@ -65,223 +61,19 @@ from scrubber.smtp_delivery import (
     UpstreamPool,
     null_sender,
 )
-from scrubber.smtp_pool import EngineSpec, Scrubbed, ScrubPool
+from scrubber.smtp.pool import EngineSpec, Scrubbed, ScrubPool
+from scrubber.smtp.server import Handler, Server
 
 log = structlog.get_logger("scrubber.smtp")
 
 ROUTE = "smtp"
 DRAIN_SECONDS = 10.0
 CLOSE_SECONDS = 1.0
-# The stream's buffer: DATA is read in blocks of up to this many bytes, and no line length is
-# refused (real mail, HTML from some clients, breaks RFC 5321's 1000).
-LINE_LIMIT = 65536
-
 
 # Refusals that are the message's own doing but not about scrubbing: never quarantined.
 REFUSED_REASONS = {"attachment_refused": Reply(550, "5.7.1 Message refused: attachment type not allowed")}
 # Reasons that are ours and may pass: the sender should try again.
 TEMPORARY_REASONS = frozenset({"worker_failed"})
-# ``<local@domain>`` of dot-atoms, then parameters without comments: nearly every MAIL and RCPT.
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_PLAIN_PATH = re.compile(rf"[ \t]*<({_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>[ \t]*([^(]*)")
-
-
-def plain_path(arg: str) -> tuple[str, str] | None:
-    """The address and the parameters of a MAIL or RCPT argument in its plain form, as
-    aiosmtpd's own parser reads them; None for anything else (quoted local parts, address
-    literals, source routes, comments, non-ASCII), which is left to that parser."""
-    m = _PLAIN_PATH.fullmatch(arg)
-    return None if m is None else (m.group(1), m.group(2))
-
-
-# --------------------------------------------------------------------------- the protocol
-class _Server(SMTP):
-    """aiosmtpd's SMTP with a door (allowed networks, session cap) and per-session relay state."""
-
-    line_length_limit = LINE_LIMIT
-
-    def __init__(self, relay: SmtpRelay, **kwargs: Any) -> None:
-        super().__init__(relay.handler, **kwargs)
-        self.relay = relay
-        self.sid = uuid.uuid4().hex[:12]
-        self.delivery: Delivery = relay.new_delivery()
-        self.count = 0
-        self.refused = False
-        self.open = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        if self._original_transport is None:  # the TCP connection (not the STARTTLS upgrade)
-            refusal = self.relay.admit(transport.get_extra_info("peername"))
-            if refusal is not None:
-                self.refused = True
-                with contextlib.suppress(OSError, RuntimeError):
-                    assert isinstance(transport, asyncio.WriteTransport)
-                    transport.write(refusal.encode("ascii") + b"\r\n")
-                transport.close()
-                return
-            self.open = True
-            self.relay.session_opened(self)
-            super().connection_made(transport)
-            if self._handler_coroutine is not None:
-                self._handler_coroutine.add_done_callback(_client_gone)
-            return
-        super().connection_made(transport)
-
-    def connection_lost(self, error: Exception | None) -> None:
-        if self.refused:
-            return
-        if self.open:
-            self.open = False
-            self.relay.session_closed(self)
-        if self.session is not None and self._handler_coroutine is not None:
-            super().connection_lost(error)
-
-    def eof_received(self) -> bool | None:
-        if self.refused:
-            return False
-        return super().eof_received()
-
-    def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
-        """aiosmtpd reads every address with the email package's header parser (~0.1 ms each,
-        a fifth of the relay's own time per message): the plain form is read here instead."""
-        plain = None if self.local_part_limit else plain_path(arg)
-        if plain is None:
-            return super()._getaddr(arg)
-        return plain
-
-    @syntax("DATA")
-    async def smtp_DATA(self, arg: str) -> None:
-        """DATA read in blocks up to the lone dot. aiosmtpd's own loop works line by line on the
-        event loop (seconds for a 5 MB message, with every other session waiting); the
-        replies and checks are the same."""
-        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
-            return
-        assert self.envelope is not None and self.session is not None
-        if not self.envelope.rcpt_tos:
-            await self.push("503 Error: need RCPT command")
-            return
-        if arg:
-            await self.push("501 Syntax: DATA")
-            return
-        # The data phase has its own, longer timeout (aiosmtpd resets it per command only).
-        self._reset_timeout(self.relay.config.data_timeout)
-        await self.push("354 End data with <CR><LF>.<CR><LF>")
-        try:
-            content = await self._read_data()
-        except asyncio.IncompleteReadError:
-            return  # the client went away mid-message: nothing was accepted
-        if content is None:
-            self.envelope = Envelope()
-            self.relay.count_refused_data(self)
-            await self.push("552 5.3.4 Message too big")
-            return
-        self.envelope.content = self.envelope.original_content = content
-        # Counted until the reply is written: stop() waits for it, so no 250 is lost in a shutdown.
-        self.relay.in_flight += 1
-        try:
-            status = await self.relay.handler.handle_DATA(self, self.session, self.envelope)
-            self.envelope = Envelope()
-            await self.push(status)
-        finally:
-            self.relay.in_flight -= 1
-
-    async def _read_data(self) -> bytes | None:
-        """The message without its final dot line and with dot-stuffing undone; None if it
-        is over the size limit (read to its end all the same, to stay in step)."""
-        limit = self.data_size_limit or 0
-        parts: list[bytes] = []
-        size = 0
-        last = b"\r\n"  # what came before the newest block: the data starts at a line start
-        while True:
-            try:
-                block = await self._reader.readuntil(b".\r\n")
-            except asyncio.LimitOverrunError as exc:
-                block = await self._reader.readexactly(exc.consumed)
-            size += len(block)
-            if not limit or size <= limit:
-                parts.append(block)
-            seen = last + block
-            if seen.endswith(b".\r\n") and seen[-5:-3] == b"\r\n":
-                break
-            last = seen[-4:]
-        if limit and size - 3 > limit:
-            return None
-        data = b"".join(parts)[:-3]
-        # A dot at the start of a line was doubled by the client (RFC 5321 4.5.2). Most
-        # messages have none: looking first spares them a copy.
-        if data.startswith(b"."):
-            data = data[1:]
-        return data.replace(b"\r\n.", b"\r\n") if b"\r\n." in data else data
-
-
-def _client_gone(task: asyncio.Task[None]) -> None:
-    """aiosmtpd's session task ends with the error of a client that hung up (a reset in
-    mid-reply): that is the client's doing, not worth a traceback in the log."""
-    if not task.cancelled() and task.exception() is not None:
-        log.debug("smtp.client_gone", error=type(task.exception()).__name__)
-
-
-class _Handler:
-    """aiosmtpd hooks; each returns the status line the client reads."""
-
-    def __init__(self, relay: SmtpRelay) -> None:
-        self.relay = relay
-
-    async def handle_EHLO(
-        self, server: _Server, session: Session, envelope: Envelope, hostname: str, responses: list[str]
-    ) -> list[str]:
-        session.host_name = hostname
-        await server.delivery.reset()
-        if self.relay.users is None:
-            responses = [r for r in responses if not r[4:].upper().startswith("AUTH")]
-        return responses
-
-    async def handle_HELO(self, server: _Server, session: Session, envelope: Envelope, hostname: str) -> str:
-        session.host_name = hostname
-        await server.delivery.reset()
-        return f"250 {server.hostname}"
-
-    async def handle_MAIL(
-        self, server: _Server, session: Session, envelope: Envelope, address: str, options: list[str]
-    ) -> str:
-        reply = await server.delivery.mail(address, options)
-        if reply.ok:
-            envelope.mail_from = address
-            envelope.mail_options.extend(options)
-        return reply.line()
-
-    async def handle_RCPT(
-        self, server: _Server, session: Session, envelope: Envelope, address: str, options: list[str]
-    ) -> str:
-        if len(envelope.rcpt_tos) >= self.relay.config.max_recipients:
-            SMTP_REFUSED.labels("recipients").inc()
-            log.info("smtp.refused", reason="recipients", session=server.sid)
-            return "452 4.5.3 Too many recipients"
-        reply = await server.delivery.rcpt(address, options)
-        if reply.ok:
-            envelope.rcpt_tos.append(address)
-            envelope.rcpt_options.extend(options)
-        return reply.line()
-
-    async def handle_RSET(self, server: _Server, session: Session, envelope: Envelope) -> str:
-        await server.delivery.reset()
-        return "250 2.0.0 OK"
-
-    async def handle_QUIT(self, server: _Server, session: Session, envelope: Envelope) -> str:
-        await server.delivery.close()
-        return "221 2.0.0 Bye"
-
-    async def handle_DATA(self, server: _Server, session: Session, envelope: Envelope) -> str:
-        server.count += 1
-        return await self.relay.relay_message(server, envelope, f"{server.sid}.{server.count}")
-
-    async def handle_exception(self, error: Exception) -> str:
-        if isinstance(error, TLSSetupException):
-            SMTP_TLS_FAILURES.inc()
-            log.info("smtp.tls_failed")
-            return "454 4.7.0 TLS not available"
-        log.error("smtp.session_error", error=type(error).__name__)
-        return "451 4.3.0 Internal error, try again later"
 
 
 # --------------------------------------------------------------------------- the component
@@ -313,18 +105,22 @@ class SmtpRelay:
         budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
         self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)
         self.networks = [ipaddress.ip_network(n, strict=False) for n in cfg.allowed_networks]
-        self.handler = _Handler(self)
+        self.handler = Handler(self)
         self.users: UsersFile | None = None
         self.tls: ssl.SSLContext | None = None
         self.password: str | None = None
         self.mailbox = Mailbox(cfg.mailbox_dir) if cfg.mailbox_dir else None
         self.quarantine = Mailbox(cfg.quarantine_dir) if cfg.quarantine_dir else None
         self.upstream: UpstreamPool | None = None
-        self.sessions: set[_Server] = set()
+        self.sessions: set[Server] = set()
         self._closing: set[asyncio.Task[None]] = set()
         self.in_flight = 0
         self.address: tuple[str, int] | None = None
         self._server: asyncio.Server | None = None
+
+    @property
+    def auth_offered(self) -> bool:
+        return self.users is not None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -381,9 +177,9 @@ class SmtpRelay:
                 raise ConfigError("smtp.upstream.password_env: names no set environment variable")
             self.password = value
 
-    def _protocol(self) -> _Server:
+    def _protocol(self) -> Server:
         cfg = self.config
-        return _Server(
+        return Server(
             self,
             hostname=cfg.hostname,
             data_size_limit=cfg.max_message_bytes,
@@ -449,12 +245,12 @@ class SmtpRelay:
             return "421 4.3.2 Too many sessions, try again later"
         return None
 
-    def session_opened(self, server: _Server) -> None:
+    def session_opened(self, server: Server) -> None:
         self.sessions.add(server)
         SMTP_SESSIONS.inc()
         log.debug("smtp.session_open", session=server.sid)
 
-    def session_closed(self, server: _Server) -> None:
+    def session_closed(self, server: Server) -> None:
         if server in self.sessions:
             self.sessions.discard(server)
             SMTP_SESSIONS.dec()
@@ -490,7 +286,7 @@ class SmtpRelay:
         return AuthResult(success=True)
 
     # ------------------------------------------------------------------ messages
-    async def relay_message(self, server: _Server, envelope: Envelope, mid: str) -> str:
+    async def relay_message(self, server: Server, envelope: Envelope, mid: str) -> str:
         content = envelope.original_content or b""
         MESSAGE_BYTES.labels(TRANSPORT).observe(len(content))
         started = time.perf_counter()
@@ -544,7 +340,7 @@ class SmtpRelay:
         self._count(mid, "rejected", reply, reason=reason, size=len(content))
         return reply.line()
 
-    def count_refused_data(self, server: _Server) -> None:
+    def count_refused_data(self, server: Server) -> None:
         server.count += 1
         MESSAGES.labels(TRANSPORT, ROUTE, "rejected").inc()
         log.info("smtp.message", mid=f"{server.sid}.{server.count}", outcome="rejected", reason="limits")

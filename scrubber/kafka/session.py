@@ -1,275 +1,64 @@
-"""Kafka proxy: consume each route's input topic, scrub, produce to its output topic.
+"""The Kafka source and sink: one consumer + producer lifetime (a :class:`Session`).
 
-At-least-once: an input offset is committed only once every record before it has been
-acknowledged (acks=all) on the output or the quarantine topic. Records keep their partition
-(input partition p goes to output partition p mod the output's partition count), so order within
-a partition is kept. A record that cannot be scrubbed goes, unchanged, to the quarantine topic
-with ``scrubber-*`` headers saying why; it never reaches the output topic. Until every output
-topic and the quarantine topic exist, the proxy is not ready, consumes nothing and logs which
-are missing (``kafka_topics_missing``); it starts by itself once they are there.
-
-Keys and headers are carried over as they are, unless a route scrubs them (``scrub_keys``,
-``scrub_headers``: all or the named headers' values, as text); a scrubbed key or header value
-that is not UTF-8 holds the record back (``invalid_key``, ``invalid_header``).
-
-Scrubbing is CPU work: batches run off the event loop (a thread, or ``scrub_processes`` worker
-processes, see :mod:`scrubber.kafka_pool`) in slices of at most ``limits.time_budget_ms`` so
-that heartbeats, acks and rebalances keep flowing. Fetch, scrub and produce overlap: while
-batches are scrubbed, the next ones are fetched and the earlier ones' sends are in flight; with
-worker processes, batches of one partition may be scrubbed side by side, and are still sent in
-offset order. A worker process that dies is replaced; its slice is scrubbed again, and a record
-that takes a worker down on its own is quarantined (``worker_crashed``).
-Any broker failure tears the session down and starts a new one with backoff; the new session
-resumes from the committed offsets, so nothing is skipped (records after the last commit may
-be produced twice).
+The session fetches each partition's records, hands them to the transform (a callable it is
+given: a thread or a scrub process of the proxy runs it), sends the outcomes in offset order to
+the output or the quarantine topic, and commits an input offset only once every record before it
+has been acknowledged (acks=all). Fetch, transform and send overlap: while batches are scrubbed,
+the next ones are fetched and the earlier ones' sends are in flight. Any broker failure ends the
+session; the proxy starts a new one, which resumes from the committed offsets.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import functools
-import json
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from aiokafka.helpers import create_ssl_context
 
-from scrubber.config import ConfigError, KafkaRoute, LimitsConfig, Settings
-from scrubber.dial import Policy
-from scrubber.engine import Scrubber, ScrubError, ScrubResult
-from scrubber.formats import Document, Format, FormatError
-from scrubber.formats.json import JsonFormat
-from scrubber.formats.text import TextFormat
+from scrubber.config import ConfigError, KafkaConfig, KafkaRoute
+from scrubber.kafka.transform import (
+    H_FINDINGS,
+    H_REASON,
+    H_ROUTE,
+    H_SOURCE_OFFSET,
+    H_SOURCE_PARTITION,
+    H_SOURCE_TOPIC,
+    H_VALUE_OMITTED,
+    OWN_HEADERS,
+    TRANSPORT,
+    Outcome,
+)
 from scrubber.observability import (
-    FINDINGS,
     KAFKA_IN_FLIGHT,
     KAFKA_LAG,
-    MESSAGE_BYTES,
-    MESSAGES,
     QUARANTINED,
     REGEX_TIMEOUTS,
-    SCRUB_SECONDS,
     UPSTREAM_ERRORS,
+    TransportMetrics,
 )
 
-if TYPE_CHECKING:
-    from scrubber.kafka_pool import ScrubProcesses
-
-TRANSPORT = "kafka"
-H_FINDINGS = "scrubber-findings"
-H_REASON = "scrubber-reason"
-H_ROUTE = "scrubber-route"
-H_SOURCE_TOPIC = "scrubber-source-topic"
-H_SOURCE_PARTITION = "scrubber-source-partition"
-H_SOURCE_OFFSET = "scrubber-source-offset"
-H_VALUE_OMITTED = "scrubber-value-omitted"
-# Headers this proxy sets; copies arriving on the input are dropped so they cannot be spoofed.
-OWN_HEADERS = frozenset(
-    {H_FINDINGS, H_REASON, H_ROUTE, H_SOURCE_TOPIC, H_SOURCE_PARTITION, H_SOURCE_OFFSET, H_VALUE_OMITTED}
-)
-
-SLICE = 64  # records scrubbed per engine call; the time budget is checked between slices
 POLL_MS = 100
 # How long the broker may hold a fetch open waiting for data. The client default (500 ms) sets
 # the latency floor on brokers that answer only at the deadline; an idle proxy then asks 20x/s.
 FETCH_WAIT_MS = 50
 PROBE_SECONDS = 1.0
 MISSING_LOG_SECONDS = 30.0  # a topic still missing is logged again this often
-FIRST_BACKOFF = 0.2
-MIN_HEALTHY_SECONDS = 10.0  # a session that ran this long resets the backoff
 
 log = structlog.get_logger("scrubber.kafka")
 
-ScrubberFactory = Callable[[Policy, LimitsConfig], Scrubber]
-Items = Sequence[tuple[bytes | None, bytes | None]]  # (value, key) of each record
-Headers = Sequence[tuple[str, bytes | None]]  # a record's headers, as the client gives them
-
-
-def engine_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
-    """The real engine with the configured regex timeout and per-message time budget."""
-    return Scrubber(
-        policy, regex_timeout=limits.regex_timeout_ms / 1000, time_budget=limits.time_budget_ms / 1000
-    )
-
-
-# --------------------------------------------------------------------------- records -> outcomes
-class Outcome(NamedTuple):
-    """What to do with one record: forward ``value``/``key``, or quarantine it for ``reason``.
-
-    A named tuple: scrub processes send a slice's outcomes back pickled, and a tuple pickles
-    about 3x cheaper than a dataclass (1.1 vs 3.8 us a record, there and back)."""
-
-    value: bytes | None = None
-    key: bytes | None = None
-    summary: bytes = b"{}"  # the scrubber-findings header: counts per entity, as JSON
-    # (entity, detector family) of each finding, for the metrics: plain strings are cheaper to
-    # send back from a scrub process than Finding objects.
-    found: tuple[tuple[str, str], ...] = ()
-    reason: str | None = None
-    seconds: float = 0.0
-    headers: tuple[tuple[str, bytes | None], ...] | None = None  # None: the record's own, as they are
-
-
-@dataclass(slots=True)
-class _Parsed:
-    doc: Document | None  # None for a tombstone (a record without a value)
-    key_text: str | None
-    units: list[str]  # the document's texts, then the key's, then the scrubbed header values
-    headers: Headers | None = None  # the record's headers, when some of them are scrubbed
-    header_slots: tuple[int, ...] = ()  # which of them: their values are the last units
-
-
-class RouteScrubber:
-    """Scrubs one route's records (value bytes, key bytes, headers); pure and synchronous."""
-
-    def __init__(self, route: KafkaRoute, scrubber: Scrubber, max_bytes: int) -> None:
-        self.route = route
-        self.scrubber = scrubber
-        self.max_bytes = max_bytes
-        self.format: Format = JsonFormat(route.fields) if route.format == "json" else TextFormat()
-        wanted = route.scrub_headers
-        # None: every header (but this proxy's own, which are dropped anyway).
-        self.header_names = None if wanted is True else frozenset(wanted or ())
-
-    def run(self, items: Items, budget: float, headers: Sequence[Headers] | None = None) -> list[Outcome]:
-        """Outcomes for a prefix of ``items`` (at least one): stops once ``budget`` seconds are spent.
-        ``headers`` (one entry per item) are needed only when the route scrubs headers."""
-        start = time.perf_counter()
-        out: list[Outcome] = []
-        while len(out) < len(items):
-            end = len(out) + SLICE
-            out.extend(
-                self._slice(items[len(out) : end], None if headers is None else headers[len(out) : end])
-            )
-            if time.perf_counter() - start >= budget:
-                break
-        return out
-
-    def _header_texts(self, headers: Headers) -> tuple[tuple[int, ...], list[str]] | Outcome:
-        """Which headers are scrubbed, and their values as text (or why the record cannot be)."""
-        slots: list[int] = []
-        texts: list[str] = []
-        for i, (name, raw) in enumerate(headers):
-            if raw is None or name in OWN_HEADERS:
-                continue
-            if self.header_names is not None and name not in self.header_names:
-                continue
-            try:
-                texts.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                return Outcome(reason="invalid_header")
-            slots.append(i)
-        return tuple(slots), texts
-
-    def _parse(self, value: bytes | None, key: bytes | None, headers: Headers | None) -> _Parsed | Outcome:
-        if value is None and key is None:
-            return Outcome(reason="null_record")  # nothing to forward: Kafka clients cannot send it
-        size = len(value or b"") + len(key or b"")
-        if size > self.max_bytes:
-            return Outcome(reason="too_large")
-        key_text = None
-        if self.route.scrub_keys and key is not None:
-            try:
-                key_text = key.decode("utf-8")
-            except UnicodeDecodeError:
-                return Outcome(reason="invalid_key")
-        try:
-            doc = None if value is None else self.format.parse(value)
-        except FormatError as exc:
-            return Outcome(reason=exc.reason)
-        units = [] if doc is None else list(doc.texts)
-        if key_text is not None:
-            units.append(key_text)
-        if headers is None or not self.route.scrub_headers:
-            return _Parsed(doc, key_text, units)
-        found = self._header_texts(headers)
-        if isinstance(found, Outcome):
-            return found
-        slots, texts = found
-        return _Parsed(doc, key_text, [*units, *texts], headers, slots)
-
-    def _slice(self, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
-        heads = headers if headers is not None else [None] * len(items)
-        parsed = [self._parse(value, key, h) for (value, key), h in zip(items, heads, strict=True)]
-        todo = [p for p in parsed if isinstance(p, _Parsed)]
-        t0 = time.perf_counter()
-        try:
-            flat = self.scrubber.scrub_many([u for p in todo for u in p.units])
-        except Exception:  # a ScrubError, or a detector failing on some input
-            flat = None  # find the record(s) at fault one by one below
-        share = (time.perf_counter() - t0) / max(1, len(todo))
-        out: list[Outcome] = []
-        pos = 0
-        for (_value, key), p in zip(items, parsed, strict=True):
-            if isinstance(p, Outcome):
-                out.append(p)
-                continue
-            if flat is not None:
-                results = flat[pos : pos + len(p.units)]
-                pos += len(p.units)
-            else:
-                t1 = time.perf_counter()
-                try:
-                    results = self.scrubber.scrub_many(p.units)
-                except ScrubError as exc:
-                    out.append(Outcome(reason=exc.reason))
-                    continue
-                except Exception:  # a detector bug must hold the record back, not stall the partition
-                    out.append(Outcome(reason="detector_error"))
-                    continue
-                share = time.perf_counter() - t1
-            try:
-                out.append(self._outcome(p, results, key, share))
-            except Exception:
-                out.append(Outcome(reason="render_error"))
-        return out
-
-    @staticmethod
-    def _outcome(p: _Parsed, results: Sequence[ScrubResult], key: bytes | None, seconds: float) -> Outcome:
-        texts = [r.text for r in results]
-        headers = None
-        if p.headers is not None:
-            cut = len(texts) - len(p.header_slots)
-            rewritten = list(p.headers)
-            for slot, text in zip(p.header_slots, texts[cut:], strict=True):
-                rewritten[slot] = (rewritten[slot][0], text.encode("utf-8"))
-            headers = tuple(rewritten)
-            del texts[cut:]
-        if p.key_text is not None:
-            key = texts.pop().encode("utf-8")
-        value = None if p.doc is None else p.doc.render(texts)
-        found = tuple(
-            (f.entity, f.detector.split(":", 1)[0]) for r in results for f in (*r.findings, *r.observed)
-        )
-        if not found:
-            return Outcome(value, key, b"{}", (), None, seconds, headers)
-        counts = Counter(entity for entity, _family in found)
-        summary = json.dumps(dict(sorted(counts.items())), separators=(",", ":")).encode()
-        return Outcome(value, key, summary, found, None, seconds, headers)
-
-
-def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:
-    """One RouteScrubber per route; routes at the same level share one Scrubber."""
-    assert settings.kafka is not None
-    kafka = settings.kafka
-    max_bytes = kafka.max_message_bytes or settings.limits.max_message_bytes
-    by_level: dict[int, Scrubber] = {}
-    out = []
-    for route in kafka.routes:
-        level = settings.policy.level if route.level is None else route.level
-        if level not in by_level:
-            by_level[level] = make_scrubber(settings.policy.policy(level), settings.limits)
-        out.append(RouteScrubber(route, by_level[level], max_bytes))
-    return out
+# The transform as the session calls it: route index, records, and whether to stop between
+# slices (the partition is being revoked); it returns the outcomes of a prefix of the records.
+Transform = Callable[[int, Sequence[Any], Callable[[], bool]], Coroutine[Any, Any, list[Outcome]]]
 
 
 # --------------------------------------------------------------------------- client settings
@@ -326,7 +115,7 @@ class _Batch:
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, session: _Session) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
 
     async def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
@@ -339,12 +128,24 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         log.info("kafka_assigned", partitions=parts)
 
 
-class _Session:
+class Session:
     """One consumer + producer lifetime. Any failure ends the session; the proxy starts a new one."""
 
-    def __init__(self, proxy: KafkaProxy) -> None:
-        self.proxy = proxy
-        self.cfg = proxy.kafka
+    def __init__(
+        self,
+        cfg: KafkaConfig,
+        transform: Transform,
+        metrics: TransportMetrics,
+        *,
+        security: Mapping[str, Any],
+        max_bytes: int,
+    ) -> None:
+        self.cfg = cfg
+        self.transform = transform
+        self.metrics = metrics
+        self.security = security
+        self.max_bytes = max_bytes
+        self.routes = {r.input: (i, r) for i, r in enumerate(cfg.routes)}
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
         # Per partition, in offset order: fetched and being scrubbed, then sent and awaiting acks.
@@ -372,9 +173,9 @@ class _Session:
             "bootstrap_servers": cfg.bootstrap_servers,
             "client_id": cfg.client_id,
             "request_timeout_ms": cfg.request_timeout_ms,
-            **self.proxy.security,
+            **self.security,
         }
-        max_request = max(1 << 20, 2 * self.proxy.max_bytes + (64 << 10))
+        max_request = max(1 << 20, 2 * self.max_bytes + (64 << 10))
         producer_opts: dict[str, Any] = {
             "acks": "all",
             "linger_ms": cfg.linger_ms,
@@ -383,7 +184,8 @@ class _Session:
             "enable_idempotence": cfg.idempotent or cfg.exactly_once,
         }
         if cfg.exactly_once:
-            producer_opts["transactional_id"] = self.proxy.transactional_id
+            # One id per process: a restarted session fences the producer of the one before.
+            producer_opts["transactional_id"] = f"{cfg.group_id}.{cfg.client_id}.{os.getpid()}"
         self.producer = AIOKafkaProducer(**common, **producer_opts)
         await self.producer.start()
         self.consumer = AIOKafkaConsumer(
@@ -493,11 +295,11 @@ class _Session:
         for tp, records in batch.items():
             if not records or tp not in owned or tp in self.closing:
                 continue
-            index = self.proxy.route_index[tp.topic]
+            index, route = self.routes[tp.topic]
             abort = functools.partial(self.closing.__contains__, tp)
-            task = asyncio.create_task(self.proxy.transform(index, records, abort))
+            task = asyncio.create_task(self.transform(index, records, abort))
             task.add_done_callback(lambda _t: self.scrubbed.set())
-            work = _Work(self.proxy.routes[index], tp, records, task)
+            work = _Work(route, tp, records, task)
             self.queued.setdefault(tp, deque()).append(work)
             self.in_flight += len(records)
         KAFKA_IN_FLIGHT.set(self.in_flight)
@@ -595,9 +397,9 @@ class _Session:
     def count(self) -> None:
         """Add the forwarded records and their findings to the metrics."""
         for route, n in self.forwarded.items():
-            self.proxy.outcome(route, "forwarded").inc(n)
+            self.metrics.outcome(route, "forwarded").inc(n)
         for (entity, family), n in self.found.items():
-            self.proxy.finding(entity, family).inc(n)
+            self.metrics.finding(entity, family).inc(n)
         self.forwarded.clear()
         self.found.clear()
 
@@ -620,7 +422,7 @@ class _Session:
         """Hand one record to the producer; the returned future resolves on the broker's ack."""
         assert self.producer is not None
         headers = [(k, v) for k, v in rec.headers if k not in OWN_HEADERS]
-        self.proxy.m_bytes.observe(len(rec.value or b""))
+        self.metrics.message_bytes.observe(len(rec.value or b""))
         if oc.reason is not None:
             return await self.quarantine(route, tp, rec, oc.reason, headers)
         scrubbed = headers if oc.headers is None else [(k, v) for k, v in oc.headers if k not in OWN_HEADERS]
@@ -635,7 +437,7 @@ class _Session:
             )
         except MessageSizeTooLargeError:
             return await self.quarantine(route, tp, rec, "output_too_large", headers)
-        self.proxy.m_seconds.observe(oc.seconds)
+        self.metrics.scrub_seconds.observe(oc.seconds)
         self.forwarded[route.input] += 1
         self.found.update(oc.found)
         return fut
@@ -648,7 +450,7 @@ class _Session:
         if reason == "regex_timeout":
             REGEX_TIMEOUTS.inc()
         QUARANTINED.labels(TRANSPORT, reason).inc()
-        self.proxy.outcome(route.input, "quarantined").inc()
+        self.metrics.outcome(route.input, "quarantined").inc()
         log.warning(
             "kafka_record_quarantined",
             topic=tp.topic,
@@ -777,144 +579,3 @@ class _Session:
         end = self.consumer.highwater(tp)
         if end is not None:
             KAFKA_LAG.labels(tp.topic, str(tp.partition)).set(max(0, end - next_offset))
-
-
-class KafkaProxy:
-    """The Kafka transport: a :class:`~scrubber.service.Component`."""
-
-    name = "kafka"
-
-    def __init__(self, settings: Settings, *, make_scrubber: ScrubberFactory = engine_scrubber) -> None:
-        if settings.kafka is None:
-            raise ConfigError("kafka: section missing")
-        self.settings = settings
-        self.kafka = settings.kafka
-        self.routes = self.kafka.routes
-        self.route_index = {r.input: i for i, r in enumerate(self.routes)}
-        self.max_bytes = self.kafka.max_message_bytes or settings.limits.max_message_bytes
-        self.budget = settings.limits.time_budget_ms / 1000
-        self.make_scrubber = make_scrubber
-        self.security = client_security(self.kafka.security)
-        self.transactional_id = f"{self.kafka.group_id}.{self.kafka.client_id}.{os.getpid()}"
-        # Scrubbing runs in one thread (scrub_processes 0) or in worker processes.
-        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
-        self._local: list[RouteScrubber] = []
-        self._processes: ScrubProcesses | None = None
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._session: _Session | None = None
-        # Metric children looked up once: per record, labels() would cost more than the send.
-        self.m_bytes = MESSAGE_BYTES.labels(TRANSPORT)
-        self.m_seconds = SCRUB_SECONDS.labels(TRANSPORT)
-        self._outcomes: dict[tuple[str, str], Any] = {}
-        self._findings: dict[tuple[str, str], Any] = {}
-
-    def outcome(self, route: str, outcome: str) -> Any:
-        """The messages_total child for this route (its input topic) and outcome."""
-        key = (route, outcome)
-        child = self._outcomes.get(key)
-        if child is None:
-            child = self._outcomes[key] = MESSAGES.labels(TRANSPORT, route, outcome)
-        return child
-
-    def finding(self, entity: str, family: str) -> Any:
-        """The findings_total child for this entity and detector family."""
-        key = (entity, family)
-        child = self._findings.get(key)
-        if child is None:
-            child = self._findings[key] = FINDINGS.labels(entity, family)
-        return child
-
-    # ------------------------------------------------------------------ Component
-    async def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        n = self.kafka.scrub_processes
-        if n == 0:
-            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="scrub")
-            self._local = await loop.run_in_executor(
-                self._thread, build_route_scrubbers, self.settings, self.make_scrubber
-            )
-        else:
-            from scrubber.kafka_pool import ScrubProcesses
-
-            self._processes = ScrubProcesses(self.settings, self.make_scrubber, n)
-            await self._processes.start()
-        self._stopping.clear()
-        self._task = asyncio.create_task(self._supervise(), name="kafka-proxy")
-        log.info("kafka_proxy_started", routes=len(self.routes), scrub_processes=n)
-
-    async def stop(self) -> None:
-        self._stopping.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._task), self.kafka.drain_timeout * 2 + 5)
-            except TimeoutError:
-                log.warning("kafka_stop_timed_out")
-                self._task.cancel()
-        if self._thread is not None:
-            # Wait (off the loop) for the slice in progress.
-            await asyncio.to_thread(self._thread.shutdown, True, cancel_futures=True)
-            self._thread = None
-        if self._processes is not None:
-            await self._processes.stop()
-            self._processes = None
-        log.info("kafka_proxy_stopped")
-
-    def ready(self) -> bool:
-        s = self._session
-        return (
-            s is not None
-            and (self._processes is None or self._processes.ready())
-            and s.healthy
-            and not s.missing
-            and s.failure is None
-            and not self._stopping.is_set()
-        )
-
-    # ------------------------------------------------------------------ internals
-    async def transform(self, index: int, records: Sequence[Any], abort: Callable[[], bool]) -> list[Outcome]:
-        """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time;
-        the outcomes of a prefix if ``abort()`` turns true between slices."""
-        loop = asyncio.get_running_loop()
-        items = [(r.value, r.key) for r in records]
-        # Headers cross to a scrub process only when the route scrubs them.
-        headers = [r.headers for r in records] if self.routes[index].scrub_headers else None
-        out: list[Outcome] = []
-        while len(out) < len(items) and not abort():
-            rest = items[len(out) :]
-            heads = None if headers is None else headers[len(out) :]
-            if self._processes is not None:
-                out.extend(await self._processes.run(index, rest, self.budget, heads))
-            else:
-                call = functools.partial(self._local[index].run, rest, self.budget, heads)
-                out.extend(await loop.run_in_executor(self._thread, call))
-        return out
-
-    async def _supervise(self) -> None:
-        backoff = FIRST_BACKOFF
-        while not self._stopping.is_set():
-            session = _Session(self)
-            self._session = session
-            clean = False
-            opened = time.monotonic()
-            try:
-                await session.open(self._stopping)
-                await session.pump(self._stopping)
-                clean = True
-            except Exception as exc:  # any failure: restart from the committed offsets
-                kind = type(exc).__name__
-                UPSTREAM_ERRORS.labels(TRANSPORT, kind).inc()
-                detail = str(exc)[:200] if isinstance(exc, KafkaError) else ""
-                log.warning("kafka_session_failed", error=kind, detail=detail, retry_in=round(backoff, 2))
-                session.failure = session.failure or exc
-            finally:
-                await session.close(clean)
-            if clean:
-                break
-            # A session that lasted is a recovery, not a crash loop: start the backoff over.
-            if time.monotonic() - opened > max(self.kafka.retry_backoff_max, MIN_HEALTHY_SECONDS):
-                backoff = FIRST_BACKOFF
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), backoff)
-            backoff = min(backoff * 2, self.kafka.retry_backoff_max)
-        self._session = None
