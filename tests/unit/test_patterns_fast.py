@@ -8,7 +8,6 @@ import re
 import zlib
 from pathlib import Path
 
-import phonenumbers
 import pytest
 import regex
 
@@ -17,7 +16,7 @@ from scrubber.detectors import MessageContext, patterns
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.registry import build_detectors
-from scrubber.detectors.validators import ip, phone, phone_metadata
+from scrubber.detectors.validators import ip, phone
 from scrubber.detectors.validators.base import Memo
 from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ENTITIES
@@ -133,104 +132,6 @@ def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
             # The pattern runs from ``reach`` before what was found: no match starts earlier.
             assert found is not None and found.start() - rule.reach <= first.start(), text
     assert matched >= 3  # the inputs do exercise the rule
-
-
-def _parsed(value: str, region: str | None) -> phonenumbers.PhoneNumber | None:
-    try:
-        return phonenumbers.parse(value, region)
-    except phonenumbers.NumberParseException:
-        return None
-
-
-def test_north_american_numbers_are_read_as_parse_reads_them() -> None:
-    rnd = random.Random(7)
-    values: list[tuple[str, str | None]] = []
-    for _ in range(3000):
-        digits = "".join(rnd.choice("0123456789") for _ in range(rnd.choice((9, 10, 10, 10, 11))))
-        marked = "".join(ch + rnd.choice(["", "", "", " ", "-", ".", "(", ")", ") ", "--"]) for ch in digits)
-        region = rnd.choice(["US", None, "GB"])
-        values.append(("+1" + rnd.choice(["", " ", "-", "("]) + marked if region is None else marked, region))
-    values += [("(415) 555-0142", "US"), ("+1 (415) 555-0142", None), ("415 555 0142x", "US")]
-    values += [("+11 415 555 0142", None), ("1 415 555 0142", "US"), ("٤١٥٥٥٥٠١٤٢٠", "US")]
-    taken = 0
-    for value, region in values:
-        digits = phone_metadata.north_american(value, region)
-        if digits is not None:
-            taken += 1
-            fast = phonenumbers.PhoneNumber(country_code=1, national_number=int(digits))
-            assert fast == _parsed(value, region), value
-            assert phone._parse(value, region, Memo()) == phonenumbers.is_valid_number(fast)
-    # Valid in the US, elsewhere in North America (Canada, the Bahamas, Jamaica), or nowhere.
-    for value in [
-        "(415) 555-0142",
-        "416-555-0199",
-        "+1 242 357 1234",
-        "876 927 1234",
-        "800 555 0142",
-        "999 555 0142",
-    ]:
-        expected = phonenumbers.is_valid_number(phonenumbers.parse(value, "US"))
-        assert phone._parse(value, "US", Memo()) == expected, value
-    assert taken > 500
-
-
-def _near_examples(rnd: random.Random, code: str, count: int) -> list[str]:
-    """National numbers of ``code``: its example numbers with a digit or two changed, cut or
-    lengthened (many valid, many just not), and random digits."""
-    meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
-    assert meta is not None
-    kinds = (meta.fixed_line, meta.mobile, meta.toll_free, meta.premium_rate, meta.voip, meta.uan)
-    examples = [d.example_number for d in kinds if d is not None and d.example_number]
-    out = []
-    for _ in range(count):
-        if examples and rnd.random() < 0.6:
-            digits = list(rnd.choice(examples))
-            for _ in range(rnd.randint(0, 2)):
-                digits[rnd.randrange(len(digits))] = rnd.choice("0123456789")
-            cut = rnd.choice([0, 0, 0, -1, 1])
-            digits = digits[:-1] if cut < 0 else digits + [rnd.choice("0123456789")] * cut
-            out.append("".join(digits))
-        else:
-            out.append("".join(rnd.choice("0123456789") for _ in range(rnd.randint(3, 13))))
-    return out
-
-
-def test_validity_in_a_region_is_what_libphonenumber_says() -> None:
-    rnd = random.Random(17)
-    judged = 0
-    for code in sorted(phonenumbers.SUPPORTED_REGIONS):
-        meta = phonenumbers.PhoneMetadata.metadata_for_region(code)
-        assert meta is not None
-        judged += phone_metadata.read_region(code) is not None
-        for nsn in _near_examples(rnd, code, 60):
-            number = _parsed(f"+{meta.country_code}{nsn}", None)
-            if number is not None:
-                fast = phone_metadata.valid_in(phonenumbers.national_significant_number(number), code)
-                if fast is not None:
-                    assert fast == phonenumbers.is_valid_number_for_region(number, code), (code, nsn)
-    assert judged > 200  # most regions are read off their metadata, not left to the library
-
-
-def test_a_hopeless_national_number_is_invalid_per_libphonenumber() -> None:
-    rnd = random.Random(19)
-    codes = ["GB", "DE", "FR", "AU", "IN", "US", *sorted(phonenumbers.SUPPORTED_REGIONS)]
-    hopeless = 0
-    values = [("078-05-1120", "GB"), ("(0)20 7946 0958", "GB"), ("0049 30 1234567", "DE"), ("٠٢٠ 7946", "GB")]
-    for _ in range(20000):
-        code = rnd.choice(codes[:12])
-        lead = rnd.choice(["0", "0", "", "00", "1", "44", "61", "49", "91", "33", "011", "0011"])
-        digits = lead + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(5, 12)))
-        marked = "".join(
-            ch + rnd.choice(["", "", " ", "-", ".", "/", ")", " (", "  ", ",", "\t"]) for ch in digits
-        )
-        values.append((rnd.choice(["", "(", " ", "+"]) + marked.strip(), code))
-    for value, code in values:
-        if phone_metadata.hopeless(value, code):
-            hopeless += 1
-            number = _parsed(value, code)
-            assert number is None or not phonenumbers.is_valid_number(number), (value, code)
-    assert phone_metadata.hopeless("078-05-1120", "GB")
-    assert hopeless > 1000
 
 
 def test_no_date_or_time_has_more_than_eight_digits() -> None:
