@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.resources
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,17 @@ def check_keys(path: Path, node: Mapping[str, Any], required: set[str], optional
 
 
 def grammar_dir() -> Path:
-    """Where the rule files live: the repository's grammar/ or the copy installed with the package."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "grammar", here / "grammar"):
-        if (candidate / "patterns.yaml").is_file():
-            return candidate
-    raise RuleError(here / "grammar", None, "rule directory not found (grammar/patterns.yaml)")
+    """Where the rule files live: package data of ``scrubber.grammar``.
+
+    A wheel carries them inside the package; an editable install maps that package to the
+    repository's grammar/, so edits there take effect without a reinstall.
+    """
+    try:
+        root = importlib.resources.files("scrubber.grammar")
+    except ModuleNotFoundError:
+        raise RuleError(
+            "scrubber.grammar", None, "rule files not installed (reinstall scrubber: pip install -e .)"
+        ) from None
+    if not isinstance(root, Path) or not (root / "patterns.yaml").is_file():
+        raise RuleError(str(root), None, "rule directory not found (grammar/patterns.yaml)")
+    return root

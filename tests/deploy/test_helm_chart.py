@@ -24,8 +24,11 @@ KUBE = max(all_versions(), key=lambda v: tuple(int(x) for x in v.split(".")))
 NAMESPACE = "pii"
 SCRUBBER = str(Path(sys.executable).parent / "scrubber")
 
+# No public image exists: every install names the registry the image was pushed to.
+IMAGE = {"repository": "registry.example.com/platform/scrubber"}
 SMTP = {"enabled": True, "upstream": {"host": "mx.example.com", "port": 587}}
 EVERYTHING: dict[str, Any] = {
+    "image": IMAGE,
     "level": 4,
     "policy": {"operator": "hash", "entities": {"US_SSN": {"operator": "mask", "keep_last": 4}}},
     "hmac": {"enabled": True},
@@ -66,9 +69,9 @@ EVERYTHING: dict[str, Any] = {
     "autoscaling": {"enabled": True},
 }
 VALUE_SETS: dict[str, dict[str, Any]] = {
-    "kafka-only": {},
-    "smtp-only": {"kafka": {"enabled": False}, "smtp": SMTP},
-    "both": {"smtp": SMTP},
+    "kafka-only": {"image": IMAGE},
+    "smtp-only": {"image": IMAGE, "kafka": {"enabled": False}, "smtp": SMTP},
+    "both": {"image": IMAGE, "smtp": SMTP},
     "everything": EVERYTHING,
     "existing-secret": {**EVERYTHING, "secrets": {"existingSecret": "scrubber-credentials"}},
 }
@@ -84,7 +87,7 @@ def chart() -> Iterator[helm.Chart]:
 
 
 def render(chart: helm.Chart, values: dict[str, Any]) -> list[dict[str, Any]]:
-    out = chart.render(copy.deepcopy(values), name="demo", namespace=NAMESPACE)
+    out = chart.render({"image": IMAGE, **copy.deepcopy(values)}, name="demo", namespace=NAMESPACE)
     docs: list[dict[str, Any]] = []
     for path, text in sorted(out.items()):
         if path.endswith((".yaml", ".yml")):
@@ -242,6 +245,7 @@ def test_an_existing_secret_is_referenced_instead_of_created(chart: helm.Chart) 
 @pytest.mark.parametrize(
     ("values", "message"),
     [
+        ({"image": {}}, "image.repository is required: build the image from deploy/Dockerfile"),
         ({"hmac": {"enabled": True}}, "secrets.hmacKey is required"),
         ({"kafka": {"enabled": False}}, "turn on at least one mode"),
         ({"smtp": {"enabled": True}}, "smtp.upstream.host is required"),
@@ -255,7 +259,7 @@ def test_incomplete_values_fail_with_a_clear_message(
     chart: helm.Chart, values: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(helm.HelmRenderError, match=message):
-        chart.render(values, name="demo", namespace=NAMESPACE)
+        chart.render({"image": IMAGE, **values}, name="demo", namespace=NAMESPACE)
 
 
 @pytest.mark.parametrize("name", VALUE_SETS)

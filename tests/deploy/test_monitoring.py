@@ -79,7 +79,9 @@ def dashboard_exprs() -> list[str]:
 def rendered_rules(values: dict[str, Any] | None = None) -> dict[str, Any]:
     chart = helm.Chart.load(str(CHART))
     try:
-        out = chart.render(values or {"prometheusRule": {"enabled": True}}, name="demo", namespace="pii")
+        values = {"image": {"repository": "registry.example.com/platform/scrubber"}, **(values or {})}
+        values.setdefault("prometheusRule", {"enabled": True})
+        out = chart.render(values, name="demo", namespace="pii")
     finally:
         chart.close()
     (rule,) = [d for d in yaml.safe_load_all(out["scrubber/templates/prometheusrule.yaml"]) if d]

@@ -15,16 +15,17 @@ import yaml
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text()
+CHART_README = (REPO / "deploy/helm/scrubber/README.md").read_text()
 DEVSET = REPO.parent / "shared" / "devset" / "corpus.jsonl"
 
 
-def blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+def blocks(lang: str, text: str = README) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
 
 
-def commands() -> list[str]:
+def commands(text: str = README) -> list[str]:
     out: list[str] = []
-    for block in blocks("sh"):
+    for block in blocks("sh", text):
         for cmd in block.replace("\\\n", " ").splitlines():
             cmd = (
                 " ".join(cmd.split("#", 1)[0].split()) if not cmd.lstrip().startswith("echo") else cmd.strip()
@@ -48,6 +49,15 @@ MIRRORED = {
     ".venv/bin/scrubber demo --level 5": (
         "tests/integration/firstrun/test_embedded.py",
         '"demo", "--level", "5"',
+    ),
+    # No container engine here: the Dockerfile is linted and its build stage mirrored by the wheel test.
+    "docker build -f deploy/Dockerfile -t registry.example.com/platform/scrubber:0.1.0 .": (
+        "tests/deploy/test_dockerfile.py",
+        "test_the_readmes_build_and_push_commands_are_the_dockerfiles",
+    ),
+    "docker push registry.example.com/platform/scrubber:0.1.0": (
+        "tests/deploy/test_dockerfile.py",
+        "test_the_readmes_build_and_push_commands_are_the_dockerfiles",
     ),
 }
 
@@ -106,7 +116,9 @@ def test_smtp_example_parses(tmp_path: Path) -> None:
     assert yaml.safe_load(res.stdout)["smtp"]["upstream"]["port"] == 2526
 
 
-@pytest.mark.parametrize("cmd", [c for c in commands() if c.startswith("helm install ")])
+@pytest.mark.parametrize(
+    "cmd", [c for c in commands() + commands(CHART_README) if c.startswith("helm install ")]
+)
 def test_helm_install_commands_render(cmd: str) -> None:
     """No cluster here: render the chart with exactly the command's release, namespace and --set values."""
     args = shlex.split(cmd)
