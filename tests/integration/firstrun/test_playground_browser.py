@@ -27,7 +27,7 @@ def admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cfg = tmp_path_factory.mktemp("playground") / "scrubber.yaml"
     cfg.write_text(f"admin:\n  listen: 127.0.0.1:{port}\n  playground: true\n")
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "scrubber"), "run", "--config", str(cfg)],
+        [str(Path(sys.executable).parent / "scrubber"), "run", "--config", str(cfg), "--admin-only"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
