@@ -10,9 +10,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, TextIO
 
-from scrubber import __version__
+from scrubber import __version__, kafkatools
 from scrubber.config import ConfigError, Settings
-from scrubber.dial import MAX_LEVEL
+from scrubber.dial import DEFAULT_LEVEL, MAX_LEVEL
 from scrubber.engine import Scrubber, ScrubError
 
 BATCH = 64
@@ -34,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     scan = sub.add_parser("scan", help="scrub JSONL records {id, text} from stdin, write findings + text")
-    scan.add_argument("--level", type=_level, help=f"privacy dial 0..{MAX_LEVEL} (default: config or 7)")
+    scan.add_argument(
+        "--level", type=_level, help=f"privacy dial 0..{MAX_LEVEL} (default: config or {DEFAULT_LEVEL})"
+    )
     scan.add_argument("--config", help="YAML config file (policy keys are used)")
 
     scrub = sub.add_parser("scrub", help="scrub plain text from stdin")
@@ -61,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the embedded default (local broker, relay into a mailbox directory); "
         "also what happens when no config is given",
     )
-    run.add_argument("--level", type=_level, help="dial level for the embedded default (default 5)")
+    run.add_argument(
+        "--level", type=_level, help=f"dial level for the embedded default (default {DEFAULT_LEVEL})"
+    )
     run.add_argument(
         "--admin-only",
         action="store_true",
@@ -69,21 +73,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     demo = sub.add_parser("demo", help="push a built-in sample through the embedded setup, show before/after")
-    demo.add_argument("--level", type=_level, default=5, help="dial level (default 5)")
+    demo.add_argument(
+        "--level", type=_level, default=DEFAULT_LEVEL, help=f"dial level (default {DEFAULT_LEVEL})"
+    )
 
     check = sub.add_parser("check-config", help="validate a config file and print the effective config")
     check.add_argument("config", nargs="?", help="YAML config file (default: $SCRUBBER_CONFIG)")
 
-    kp = sub.add_parser("kafka-produce", help="send records to a topic (arguments, or stdin lines)")
-    kp.add_argument("--bootstrap", default="127.0.0.1:9092")
-    kp.add_argument("--key")
-    kp.add_argument("topic")
-    kp.add_argument("values", nargs="*")
-    kc = sub.add_parser("kafka-consume", help="print records of a topic from its beginning")
-    kc.add_argument("--bootstrap", default="127.0.0.1:9092")
-    kc.add_argument("--count", type=int, default=0, help="stop after this many records (0: until idle)")
-    kc.add_argument("--timeout", type=float, default=20.0, help="stop after this many idle seconds")
-    kc.add_argument("topic")
+    kp = sub.add_parser(
+        "kafka-produce",
+        help="send records to a topic (arguments, or stdin lines)",
+        description="Send records to a topic, to try a running proxy: one per argument, or one per "
+        "line of stdin. Example: scrubber kafka-produce chat.raw 'my ssn is 123-45-6789'",
+    )
+    kafkatools.add_produce_arguments(kp)
+    kc = sub.add_parser(
+        "kafka-consume",
+        help="print the records of a topic",
+        description="Print the records of a topic, one value per line, from its beginning (or only new "
+        "ones); stop after --count records or --timeout idle seconds. Exit code 1 when none came. "
+        "Example: scrubber kafka-consume --headers scrubber.quarantine",
+    )
+    kafkatools.add_consume_arguments(kc)
     return p
 
 
@@ -112,13 +123,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "demo":
         return run_embedded(args.level, demo=True)
     if args.command == "kafka-produce":
-        from scrubber import kafkatools
-
-        return kafkatools.run_produce(args.bootstrap, args.topic, args.values, args.key)
+        return kafkatools.run_produce(args)
     if args.command == "kafka-consume":
-        from scrubber import kafkatools
-
-        return kafkatools.run_consume(args.bootstrap, args.topic, args.count, args.timeout)
+        return kafkatools.run_consume(args)
     return 2
 
 
@@ -131,7 +138,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = _config_path(args.config)
     if args.embedded or path is None:
-        return run_embedded(args.level if args.level is not None else 5, demo=False)
+        return run_embedded(args.level if args.level is not None else DEFAULT_LEVEL, demo=False)
     try:
         settings = config.load(path)
     except config.ConfigError as exc:

@@ -10,24 +10,46 @@ List items are addressed by index: ``SCRUBBER_KAFKA__ROUTES__0__LEVEL=3``.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import ipaddress
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from scrubber.detectors import REGEX_TIMEOUT
-from scrubber.dial import ENTITIES, MAX_LEVEL, OPERATORS, OperatorSpec, Policy, PolicyError
+from scrubber.dial import DEFAULT_LEVEL, ENTITIES, MAX_LEVEL, OPERATORS, OperatorSpec, Policy, PolicyError
 
 ENV_PREFIX = "SCRUBBER_"
+
+# The choices a key accepts (the Helm chart's values.schema.json offers the same; a test checks).
+LOG_FORMATS = ("auto", "json", "console")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+MASK_CHOICES = ("dial", "always", "never")
+ROUTE_FORMATS = ("text", "json")
+UPSTREAM_TLS = ("none", "starttls", "implicit")
 
 
 class ConfigError(ValueError):
     """Invalid configuration; the message names the key and the reason."""
+
+
+class UnknownKeyError(ConfigError):
+    """A key the configuration does not have; ``suggestion`` is the closest known key, if any."""
+
+    def __init__(self, key: str, known: Iterable[str], *, listed: bool = False) -> None:
+        name = key.rsplit(".", 1)[-1]
+        known = sorted(known)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        self.key = key
+        self.suggestion = close[0] if close else None
+        hint = f"; did you mean {self.suggestion}?" if self.suggestion else ""
+        listing = f" (known: {', '.join(known)})" if listed else ""
+        super().__init__(f"{key}: unknown key{hint}{listing}")
 
 
 # --------------------------------------------------------------------------- sections
@@ -40,7 +62,7 @@ class EntitySetting:
 
 @dataclass(frozen=True)
 class PolicyConfig:
-    level: int = MAX_LEVEL
+    level: int = DEFAULT_LEVEL
     entities: Mapping[str, EntitySetting] = field(default_factory=dict)
     default_operator: str = "label"
     allow: tuple[str, ...] = ()
@@ -277,7 +299,7 @@ class _Reader:
     def done(self) -> None:
         unknown = sorted(set(self.data) - self.used)
         if unknown:
-            raise ConfigError(f"{self.key(unknown[0])}: unknown key")
+            raise UnknownKeyError(self.key(unknown[0]), self.used)
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -302,7 +324,7 @@ def _listen(r: _Reader, name: str, default: str) -> str:
 
 
 def _policy(r: _Reader) -> PolicyConfig:
-    level = r.level("level", MAX_LEVEL)
+    level = r.level("level", DEFAULT_LEVEL)
     entities: dict[str, EntitySetting] = {}
     raw = r.get("entities", Mapping, {})
     for name, spec in raw.items():
@@ -313,7 +335,7 @@ def _policy(r: _Reader) -> PolicyConfig:
         if op is not None and op not in OPERATORS:
             raise ConfigError(f"entities.{name}.operator: expected one of {', '.join(OPERATORS)}, got {op!r}")
         entities[name] = EntitySetting(
-            mask=er.choice("mask", ("dial", "always", "never"), "dial"),
+            mask=er.choice("mask", MASK_CHOICES, "dial"),
             operator=op,
             keep_last=er.number("keep_last", 4, 0, 64),
         )
@@ -327,7 +349,7 @@ def _policy(r: _Reader) -> PolicyConfig:
             "hmac_key: the key may not sit in the config file; use hmac_key_env or hmac_key_file"
         )
     return PolicyConfig(
-        level=MAX_LEVEL if level is None else level,
+        level=DEFAULT_LEVEL if level is None else level,
         entities=entities,
         default_operator=default_op,
         allow=r.strings("allow", ()),
@@ -360,7 +382,7 @@ def _kafka(data: Any) -> KafkaConfig:
             input=rr.get("in", str, None),
             output=rr.get("out", str, None),
             level=rr.level("level", None),
-            format=rr.choice("format", ("text", "json"), "text"),
+            format=rr.choice("format", ROUTE_FORMATS, "text"),
             fields=rr.strings("fields", ()),
             scrub_keys=rr.get("scrub_keys", bool, False),
             scrub_headers=_scrub_headers(rr),
@@ -436,9 +458,7 @@ def _kafka_security(security: Mapping[str, Any]) -> None:
         if name in ("sasl_plain_password", "ssl_password"):
             raise ConfigError(f"kafka.security.{name}: use {name}_env (the name of an environment variable)")
         if name not in _KAFKA_SECURITY_KEYS:
-            raise ConfigError(
-                f"kafka.security.{name}: unknown key (known: {', '.join(sorted(_KAFKA_SECURITY_KEYS))})"
-            )
+            raise UnknownKeyError(f"kafka.security.{name}", _KAFKA_SECURITY_KEYS, listed=True)
 
 
 def _smtp(data: Any) -> SmtpConfig:
@@ -447,16 +467,19 @@ def _smtp(data: Any) -> SmtpConfig:
     upstream = SmtpUpstream(
         host=ur.get("host", str, SmtpUpstream.host),
         port=ur.number("port", SmtpUpstream.port, 1, 65535),
-        tls=ur.choice("tls", ("none", "starttls", "implicit"), "none"),
+        tls=ur.choice("tls", UPSTREAM_TLS, "none"),
         username=ur.get("username", str, None),
         password_env=ur.get("password_env", str, None),
         timeout=ur.seconds("timeout", SmtpUpstream.timeout),
         verify=ur.get("verify", bool, True),
         ca_file=ur.get("ca_file", str, None),
     )
-    ur.done()
     if "password" in ur.data:
-        raise ConfigError("smtp.upstream.password: use password_env, not a password in the file")
+        raise ConfigError(
+            "smtp.upstream.password: a password may not sit in the config file; use password_env "
+            "(the name of an environment variable that holds it)"
+        )
+    ur.done()
     tr = _Reader(r.get("tls", Mapping, {}), "smtp.tls")
     tls = SmtpTls(cert=tr.get("cert", str, None), key=tr.get("key", str, None))
     tr.done()
@@ -518,8 +541,8 @@ def parse(data: Any) -> Settings:
     ad.done()
     lg = _Reader(r.get("logging", Mapping, {}), "logging")
     logging_cfg = LoggingConfig(
-        format=lg.choice("format", ("auto", "json", "console"), "auto"),
-        level=lg.choice("level", ("debug", "info", "warning", "error"), "info"),
+        format=lg.choice("format", LOG_FORMATS, "auto"),
+        level=lg.choice("level", LOG_LEVELS, "info"),
     )
     lg.done()
     lm = _Reader(r.get("limits", Mapping, {}), "limits")
@@ -606,8 +629,38 @@ def load(path: str | os.PathLike[str] | None, environ: Mapping[str, str] | None 
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}" if mark else str(path)
             raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from exc
-    data = apply_env(data, os.environ if environ is None else environ)
-    return parse(data)
+    environ = os.environ if environ is None else environ
+    data = apply_env(data, environ)
+    try:
+        return parse(data)
+    except ConfigError as exc:
+        raise _blame_environment(exc, environ) from None
+
+
+def _env_key(name: str) -> str:
+    """The key path a SCRUBBER_* variable sets, written as errors write it: ``kafka.routes[0].level``."""
+    key = ""
+    for part in name[len(ENV_PREFIX) :].lower().split("__"):
+        key += f"[{part}]" if part.isdigit() else f".{part}" if key else part
+    return key
+
+
+def _blame_environment(exc: ConfigError, environ: Mapping[str, str]) -> ConfigError:
+    """``exc`` naming the environment variable that set the key it is about, if one did."""
+    where = str(exc).split(": ", 1)[0]
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX) or name in _NOT_CONFIG_ENV:
+            continue
+        key = _env_key(name)
+        inside = where.startswith((f"{key}.", f"{key}[")) or key.startswith((f"{where}.", f"{where}["))
+        if where != key and not inside:
+            continue
+        hint = ""
+        if isinstance(exc, UnknownKeyError) and exc.suggestion and where == key:
+            hint = f" Use {name.rsplit('__', 1)[0] if '__' in name else ENV_PREFIX[:-1]}"
+            hint = f"{hint}{'__' if '__' in name else '_'}{exc.suggestion.upper()}."
+        return ConfigError(f"environment variable {name}: {exc}{hint}")
+    return exc
 
 
 _SECRET_KEYS = ("password", "sasl_plain_password", "ssl_password", "secret", "token")
@@ -627,12 +680,37 @@ def _redact(value: Any, key: str = "") -> Any:
     return value
 
 
-def dump(settings: Settings) -> str:
-    """The effective configuration as YAML, secrets redacted (names of variables/files are kept)."""
-    from dataclasses import asdict
+def document(settings: Settings) -> dict[str, Any]:
+    """``settings`` as a config file writes them (policy keys at the top, ``operator``, routes'
+    ``in``/``out``), every key spelled out, so that :func:`parse` reads it back to equal settings."""
+    doc: dict[str, Any] = _plain(settings)
+    policy = doc.pop("policy")
+    policy = {"level": policy.pop("level"), "operator": policy.pop("default_operator"), **policy}
+    for section in ("kafka", "smtp"):
+        if doc[section] is None:
+            del doc[section]
+    if "kafka" in doc:
+        doc["kafka"]["routes"] = [
+            {"in": r.pop("input"), "out": r.pop("output"), **r} for r in doc["kafka"]["routes"]
+        ]
+    return {**policy, **doc}
 
-    data = _redact(asdict(settings))
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+def _plain(value: Any) -> Any:
+    """Dataclasses, mappings and tuples as the dicts and lists YAML writes."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def dump(settings: Settings) -> str:
+    """The effective configuration as a loadable config file, secrets redacted (the names of the
+    variables and files that hold them are kept)."""
+    return yaml.safe_dump(_redact(document(settings)), sort_keys=False, default_flow_style=False)
 
 
 def load_policy(path: str | None, *, level: int | None = None) -> Policy:

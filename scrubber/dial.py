@@ -29,6 +29,10 @@ ENTITY_LEVELS: Mapping[str, int] = MappingProxyType(
 )
 ENTITIES: tuple[str, ...] = tuple(ENTITY_LEVELS)
 MAX_LEVEL = 7
+# The level everything starts at unless told otherwise (config, embedded run, demo, playground,
+# Helm chart): all of it. A leak costs more than an extra mask, so lowering the dial is the
+# operator's explicit choice, never a default.
+DEFAULT_LEVEL = MAX_LEVEL
 
 OPERATORS = ("label", "mask", "hash", "remove")
 # An allow-list entry with this prefix is a pattern (``regex`` syntax, whole value, any case).

@@ -34,6 +34,7 @@ from scrubber.config import (
     Settings,
     SmtpConfig,
 )
+from scrubber.dial import DEFAULT_LEVEL
 
 HOST = "127.0.0.1"
 BROKER_PORT = 9092
@@ -160,7 +161,9 @@ def remove_run_dir(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def settings(bootstrap: str, smtp_port: int, admin_port: int, home: Path, level: int = 5) -> Settings:
+def settings(
+    bootstrap: str, smtp_port: int, admin_port: int, home: Path, level: int = DEFAULT_LEVEL
+) -> Settings:
     """The embedded default's configuration: two routes, a relay into ``home/mailbox``."""
     base = Settings()
     return replace(

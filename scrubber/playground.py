@@ -12,7 +12,7 @@ import secrets
 from functools import lru_cache
 from typing import Any
 
-from scrubber.dial import ENTITY_LEVELS, MAX_LEVEL, OperatorSpec, Policy
+from scrubber.dial import DEFAULT_LEVEL, ENTITY_LEVELS, MAX_LEVEL, OperatorSpec, Policy
 from scrubber.engine import Scrubber, ScrubError
 
 MAX_CHARS = 100_000
@@ -44,7 +44,7 @@ def handle(body: bytes) -> dict[str, Any]:
     if not isinstance(req, dict):
         raise PlaygroundError("request must be a JSON object")
     text = req.get("text", "")
-    level = req.get("level", MAX_LEVEL)
+    level = req.get("level", DEFAULT_LEVEL)
     operator = req.get("operator", "label")
     if not isinstance(text, str):
         raise PlaygroundError('"text" must be a string')

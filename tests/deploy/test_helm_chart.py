@@ -18,6 +18,8 @@ import pytest
 import yaml
 from kubernetes_validate.utils import all_versions
 
+from scrubber.dial import DEFAULT_LEVEL
+
 REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "deploy" / "helm" / "scrubber"
 KUBE = max(all_versions(), key=lambda v: tuple(int(x) for x in v.split(".")))
@@ -193,13 +195,13 @@ def test_the_configmap_is_a_config_scrubber_accepts(chart: helm.Chart, name: str
         )
         assert proc.returncode == 0, proc.stderr
         effective = yaml.safe_load(proc.stdout)
-        assert effective["policy"]["level"] == VALUE_SETS[name].get("level", 5)
+        assert effective["level"] == VALUE_SETS[name].get("level", DEFAULT_LEVEL)
         assert effective["admin"]["listen"] == "0.0.0.0:9108"
         other = "smtp" if mode == "kafka" else "kafka"
-        assert effective[mode] is not None and effective[other] is None
+        assert mode in effective and other not in effective
         if mode == "kafka":
             routes = VALUE_SETS[name].get("kafka", {}).get("routes") or [{"in": "support.chat.raw"}]
-            assert [r["input"] for r in effective["kafka"]["routes"]] == [r["in"] for r in routes]
+            assert [r["in"] for r in effective["kafka"]["routes"]] == [r["in"] for r in routes]
 
 
 def test_credentials_come_from_the_secret_and_never_sit_in_the_configmap(chart: helm.Chart) -> None:
@@ -323,3 +325,16 @@ def test_the_image_runs_as_the_user_the_chart_expects(chart: helm.Chart) -> None
     ports = {str(p["containerPort"]) for p in pod["containers"][0]["ports"]}
     assert set(user["EXPOSE"].split()) == ports
     assert re.search(r"^ARG PYTHON_IMAGE=python:[\d.]+-slim", dockerfile, re.M)
+
+
+def test_notes_say_the_topics_must_exist_first_and_name_the_smtp_service(chart: helm.Chart) -> None:
+    def notes(values: dict[str, Any]) -> str:
+        out = chart.render({"image": IMAGE, **copy.deepcopy(values)}, name="mail", namespace=NAMESPACE)
+        return out["scrubber/templates/NOTES.txt"]
+
+    text = notes({"smtp": SMTP})
+    assert "Create every output topic and scrubber.quarantine first" in text
+    assert f"relayhost at mail-scrubber-smtp.{NAMESPACE}.svc:25" in text
+    assert "grep ^scrubber_" in text
+    created = notes({"kafka": {"extraConfig": {"auto_create_topics": True}}})
+    assert "Create every output topic" not in created

@@ -109,3 +109,59 @@ def test_private_ips_reach_the_policy() -> None:
     assert config.parse({}).policy.policy().private_ips is False
     with pytest.raises(config.ConfigError, match="private_ips"):
         config.parse({"private_ips": "yes"})
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"levle": 3}, "levle: unknown key; did you mean level?"),
+        ({"admin": {"listn": "x"}}, "admin.listn: unknown key; did you mean listen?"),
+        ({"kafka": {"routes": [{"in": "a", "out": "b", "formt": "json"}]}}, "did you mean format?"),
+        ({"kafka": {**ROUTES, "security": {"sasl_mechanisms": "PLAIN"}}}, "did you mean sasl_mechanism?"),
+        (
+            {"smtp": {"upstream": {"password": "x"}}},
+            "smtp.upstream.password: a password may not sit in the config file; use password_env",
+        ),
+    ],
+)
+def test_typos_get_the_closest_key_and_passwords_the_env_hint(data: dict[str, object], message: str) -> None:
+    with pytest.raises(config.ConfigError) as err:
+        config.parse(data)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        (
+            {"SCRUBBER_LEVL": "4"},
+            "environment variable SCRUBBER_LEVL: levl: unknown key; did you mean level? Use SCRUBBER_LEVEL.",
+        ),
+        ({"SCRUBBER_LEVEL": "high"}, "environment variable SCRUBBER_LEVEL: level: expected an integer"),
+        (
+            {"SCRUBBER_SMTP__UPSTREAM__PASWORD_ENV": "PW"},
+            "environment variable SCRUBBER_SMTP__UPSTREAM__PASWORD_ENV: smtp.upstream.pasword_env: "
+            "unknown key; did you mean password_env? Use SCRUBBER_SMTP__UPSTREAM__PASSWORD_ENV.",
+        ),
+        (
+            {"SCRUBBER_KAFKA__ROUTES__0__LEVEL": "9"},
+            "environment variable SCRUBBER_KAFKA__ROUTES__0__LEVEL: kafka.routes[0].level: dial level",
+        ),
+    ],
+)
+def test_a_wrong_override_names_its_environment_variable(
+    tmp_path: Path, environ: dict[str, str], message: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"kafka": ROUTES}))
+    with pytest.raises(config.ConfigError) as err:
+        config.load(path, environ=environ)
+    assert message in str(err.value)
+
+
+def test_an_error_in_the_file_does_not_blame_an_unrelated_variable(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"levle": 3}))
+    with pytest.raises(config.ConfigError) as err:
+        config.load(path, environ={"SCRUBBER_ADMIN__LISTEN": "127.0.0.1:9000"})
+    assert str(err.value).startswith("levle: unknown key")

@@ -104,7 +104,7 @@ def test_banner_lists_loopback_endpoints_and_its_commands_work(embedded: tuple[s
     assert listed.stdout.strip().endswith(".eml")
     delivered = b"".join(p.read_bytes() for p in mailbox.glob("*.eml"))
     assert b"4111 1111 1111 1111" not in delivered and b"jane.doe@example.com" not in delivered
-    assert b"[CREDIT_CARD]" in delivered and b"X-Scrubber: level=5" in delivered
+    assert b"[CREDIT_CARD]" in delivered and b"X-Scrubber: level=7" in delivered
 
 
 def test_ctrl_c_drains_and_exits_cleanly_with_the_broker_stopped_last(tmp_path: Path) -> None:
