@@ -55,6 +55,10 @@ MIRRORED = {
         "tests/deploy/test_dockerfile.py",
         "test_the_readmes_build_and_push_commands_are_the_dockerfiles",
     ),
+    "curl -s http://127.0.0.1:9108/metrics | grep ^scrubber_": (
+        "tests/integration/observability/test_live.py",
+        "test_the_readmes_metrics_command_lists_scrubbers_own_series",
+    ),
     "docker push registry.example.com/platform/scrubber:0.1.0": (
         "tests/deploy/test_dockerfile.py",
         "test_the_readmes_build_and_push_commands_are_the_dockerfiles",
@@ -103,7 +107,7 @@ def test_env_override_example(tmp_path: Path) -> None:
     res = run(cmd.replace(".venv/bin/scrubber", str(REPO / ".venv/bin/scrubber")), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     effective = yaml.safe_load(res.stdout)
-    assert effective["policy"]["level"] == 4
+    assert effective["level"] == 4
     assert effective["kafka"]["bootstrap_servers"] == "kafka:9092"
     assert effective["kafka"]["routes"][0]["level"] == 3
 
@@ -160,3 +164,17 @@ def _merge(into: dict[str, Any], new: dict[str, Any]) -> None:
 RUN_HERE = {
     c for c in commands() if "scrubber scan" in c or "score.py" in c or "check-config scrubber.yaml" in c
 }
+
+
+def test_the_metrics_table_lists_every_metric() -> None:
+    from prometheus_client import REGISTRY
+
+    import scrubber.observability  # noqa: F401  (registers the metrics)
+
+    defined = set()
+    for family in REGISTRY.collect():
+        if family.name.startswith("scrubber_"):
+            defined.add(family.name + ("_total" if family.type == "counter" else ""))
+    section = README.split("## Observability", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `(scrubber_\w+)`", section, re.M))
+    assert listed == defined

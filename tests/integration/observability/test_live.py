@@ -157,3 +157,14 @@ def test_prometheus_scrapes_a_counter_that_moves_and_every_dashboard_query_runs(
                 assert title not in empty, empty
         finally:
             prom.stop()
+
+
+def test_the_readmes_metrics_command_lists_scrubbers_own_series(live: Live) -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    (cmd,) = re.findall(r"^curl .*/metrics \| grep \^scrubber_$", readme, re.M)
+    cmd = cmd.replace("http://127.0.0.1:9108", live.scrubber.admin)
+    res = subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines and all(line.startswith("scrubber_") for line in lines)
+    assert any(line.startswith("scrubber_build_info{") for line in lines)

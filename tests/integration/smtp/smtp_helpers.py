@@ -138,6 +138,7 @@ retry     unix  - - n -  - error
 discard   unix  - - n -  - discard
 anvil     unix  - - n -  1 anvil
 scache    unix  - - n -  1 scache
+tlsmgr    unix  - - n 1000? 1 tlsmgr
 postlog   unix-dgram n - n - 1 postlogd
 """
 
