@@ -1,4 +1,4 @@
-"""The one thing pyproject.toml cannot say: the package list plus grammar/, shipped as scrubber.grammar."""
+"""The one thing pyproject.toml cannot say: the package list, plus grammar/ shipped as scrubber/grammar/."""
 
 from setuptools import find_packages, setup
 

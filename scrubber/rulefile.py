@@ -65,17 +65,16 @@ def check_keys(path: Path, node: Mapping[str, Any], required: set[str], optional
 
 
 def grammar_dir() -> Path:
-    """Where the rule files live: package data of ``scrubber.grammar``.
+    """Where the rule files live, found from the package with ``importlib.resources``.
 
-    A wheel carries them inside the package; an editable install maps that package to the
-    repository's grammar/, so edits there take effect without a reinstall.
+    A wheel carries them as package data in ``scrubber/grammar/``; a source checkout (editable
+    install, or ``PYTHONPATH`` pointing at a tree, as ``load.ab_findings`` does) reads the
+    repository's ``grammar/`` beside the package, so edits there take effect without a reinstall.
     """
-    try:
-        root = importlib.resources.files("scrubber.grammar")
-    except ModuleNotFoundError:
-        raise RuleError(
-            "scrubber.grammar", None, "rule files not installed (reinstall scrubber: pip install -e .)"
-        ) from None
-    if not isinstance(root, Path) or not (root / "patterns.yaml").is_file():
-        raise RuleError(str(root), None, "rule directory not found (grammar/patterns.yaml)")
-    return root
+    package = importlib.resources.files("scrubber")
+    if not isinstance(package, Path):
+        raise RuleError(str(package), None, "rule files must be on the file system (not in a zip)")
+    for candidate in (package / "grammar", package.parent / "grammar"):
+        if (candidate / "patterns.yaml").is_file():
+            return candidate
+    raise RuleError(package / "grammar", None, "rule directory not found (grammar/patterns.yaml)")

@@ -67,3 +67,14 @@ def test_wheel_installs_into_a_clean_venv_and_scans_from_elsewhere(tmp_path: Pat
     out = json.loads(res.stdout)
     assert out["text"] == "my ssn is [US_SSN], the last four of my card are [CREDIT_CARD]"
     assert {f["detector"].split(":")[0] for f in out["findings"]} == {"pattern", "grammar"}
+
+
+def test_a_source_tree_reads_its_own_grammar(tmp_path: Path) -> None:
+    """A checkout on PYTHONPATH (load.ab_findings' "before" tree) uses the grammar/ beside it."""
+    for name in ("scrubber", "grammar"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    where = _run(
+        [sys.executable, "-c", "from scrubber import rulefile; print(rulefile.grammar_dir())"], REPO, env
+    )
+    assert Path(where.strip()) == tmp_path / "grammar"

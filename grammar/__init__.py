@@ -1,1 +1,0 @@
-"""The rule files (YAML), shipped as package data of ``scrubber.grammar``; see README.md here."""
