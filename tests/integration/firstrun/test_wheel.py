@@ -74,7 +74,8 @@ def test_a_source_tree_reads_its_own_grammar(tmp_path: Path) -> None:
     for name in ("scrubber", "grammar"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    where = _run(
-        [sys.executable, "-c", "from scrubber import rulefile; print(rulefile.grammar_dir())"], REPO, env
-    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = "from scrubber import rulefile; print(rulefile.grammar_dir())"
+    where = _run([sys.executable, "-c", code], elsewhere, env)
     assert Path(where.strip()) == tmp_path / "grammar"
