@@ -16,7 +16,7 @@ import yaml
 
 from scrubber import config
 from scrubber.dial import DEFAULT_LEVEL, ENTITIES, MAX_LEVEL, OPERATORS
-from scrubber.kafka import client_security
+from scrubber.kafka.session import client_security
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
