@@ -398,7 +398,8 @@ def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: T
     """One e-mail message, scrubbed as the SMTP relay would (its level, headers, attachments)."""
     from scrubber import config
     from scrubber.formats import FormatError
-    from scrubber.formats.mime import MimeOptions, scrub_message
+    from scrubber.formats.mime import MimeOptions
+    from scrubber.smtp.transform import scrub_message
 
     try:
         settings = config.load(_config_path(args.config))
@@ -417,7 +418,7 @@ def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: T
         return 1
     out.write(result.data)
     if args.explain:
-        for entity, n in sorted(result.counts().items()):
+        for entity, n in sorted(result.entities().items()):
             err.write(f"{entity}: {n}\n")
     return 0
 

@@ -209,10 +209,12 @@ class Scrubber:
         # Above level 0, _keep lets in only the entities the policy masks (self._wanted), and
         # resolving, repeating and reconciling only pass those entities on: all are masked.
         masked = tuple(resolved)
-        return ScrubResult(self._apply(text, masked), masked)
+        return ScrubResult(self.apply(text, masked), masked)
 
-    def _apply(self, text: str, findings: Sequence[Finding]) -> str:
-        """``text`` with each of ``findings`` (disjoint, sorted) replaced."""
+    def apply(self, text: str, findings: Sequence[Finding]) -> str:
+        """``text`` with each of ``findings`` (disjoint, sorted) replaced as the policy says: the
+        one masker. Formats that keep text the engine did not see as it was (undecodable bytes,
+        HTML source) mask with it, given a result's findings."""
         policy = self.policy
         parts: list[str] = []
         pos = 0

@@ -11,6 +11,7 @@ multi-process support).
 from __future__ import annotations
 
 import platform
+from collections.abc import Iterable
 from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -102,10 +103,15 @@ BUILD_INFO = Gauge(
 BUILD_INFO.labels(__version__, platform.python_version()).set(1)
 
 
-def record_findings(result: ScrubResult) -> None:
-    """Count a result's findings by entity and detector family (``pattern``, ``grammar``...)."""
-    for f in (*result.findings, *result.observed):
-        FINDINGS.labels(f.entity, f.detector.split(":", 1)[0]).inc()
+def finding_counts(results: Iterable[ScrubResult]) -> tuple[tuple[str, str, int], ...]:
+    """(entity, detector family, findings) over ``results``, masked and observed, sorted: what
+    ``scrubber_findings_total`` counts, in a form cheap to send back from a scrub process."""
+    tally: dict[tuple[str, str], int] = {}
+    for r in results:
+        for f in (*r.findings, *r.observed):
+            key = (f.entity, f.detector.split(":", 1)[0])
+            tally[key] = tally.get(key, 0) + 1
+    return tuple((entity, family, n) for (entity, family), n in sorted(tally.items()))
 
 
 class TransportMetrics:
@@ -127,10 +133,11 @@ class TransportMetrics:
             child = self._outcomes[key] = MESSAGES.labels(self.transport, route, outcome)
         return child
 
-    def finding(self, entity: str, family: str) -> Any:
-        """The findings_total child for this entity and detector family."""
-        key = (entity, family)
-        child = self._findings.get(key)
-        if child is None:
-            child = self._findings[key] = FINDINGS.labels(entity, family)
-        return child
+    def found(self, counts: Iterable[tuple[str, str, int]]) -> None:
+        """Count findings given as :func:`finding_counts` gives them (the one findings counter)."""
+        for entity, family, n in counts:
+            key = (entity, family)
+            child = self._findings.get(key)
+            if child is None:
+                child = self._findings[key] = FINDINGS.labels(entity, family)
+            child.inc(n)

@@ -2,14 +2,38 @@
 
 A format parses a payload into a :class:`Document` whose ``texts`` are scrubbed (in one batch,
 together with other documents); ``render`` puts the scrubbed texts back in place. Formats know
-nothing of detection or of transports. A payload that cannot be parsed raises
-:class:`FormatError` with a short, fixed, metric-safe ``reason``.
+nothing of detection or of transports, and never mask. The MIME format renders from each unit's
+:class:`Result` instead of its text alone: it masks text other than the engine saw (undecodable
+bytes are kept; HTML is edited at its source), and for that it is handed the engine's
+:data:`Mask`. A payload that cannot be parsed raises :class:`FormatError` with a short, fixed,
+metric-safe ``reason``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
+
+from scrubber.findings import Finding
+
+# The engine's masker (Scrubber.apply): a text with the given findings replaced as the policy says.
+Mask = Callable[[str, Sequence[Finding]], str]
+
+
+class Result(Protocol):
+    """What the engine made of one text unit (a ScrubResult)."""
+
+    @property
+    def text(self) -> str:
+        """The scrubbed text."""
+
+    @property
+    def findings(self) -> Sequence[Finding]:
+        """The masked findings, in the unit's offsets, sorted and disjoint."""
+
+    @property
+    def observed(self) -> Sequence[Finding]:
+        """Findings only counted, not masked (dial level 0)."""
 
 
 class FormatError(ValueError):

@@ -1,7 +1,9 @@
-"""MIME: scrub an e-mail message part by part and put it back together with its structure.
+"""MIME: an e-mail message taken apart into text units, and put back together with its structure.
 
-The message is parsed with the standard library's ``email`` package (modern policy) and every
-part is visited:
+:meth:`MimeFormat.parse` reads the message with the standard library's ``email`` package
+(modern policy) and visits every part; the :class:`MimeDocument` it returns lists the text
+units (``texts``) and :meth:`MimeDocument.render` rebuilds the message from what the engine made
+of them. What is scrubbed:
 
 - ``text/plain`` and other ``text/*`` parts, and attachments named ``*.csv``, ``*.txt``,
   ``*.log`` or ``*.tsv``, are decoded (transfer encoding, then charset) and scrubbed;
@@ -17,24 +19,29 @@ printable instead of 7bit/8bit when a line would grow past 998 octets). Everythi
 change -- other parts, headers, boundaries, preamble and epilogue -- is written back as it came.
 An ``X-Scrubber`` trace header gives the level and the count of findings per entity, no values.
 
+Masking is the engine's: the format is handed its masker (``Scrubber.apply``) and uses it on the
+decoded text as it came, so that bytes the charset could not decode (which the engine saw as
+U+FFFD) are written back as they were, and on each value found in an HTML part's visible text,
+which is edited at its place in the source.
+
 Fail closed: a multipart body without its boundary, a text part whose base64 does not decode
 cleanly, an unknown transfer encoding or a charset that cannot round-trip raise
-:class:`~scrubber.formats.FormatError`; the engine's :class:`~scrubber.engine.ScrubError`
-(``regex_timeout``, ``time_budget``) passes through. ``attachment_refused`` is a
-:class:`~scrubber.engine.ScrubError` too, raised under the "reject" attachment policy.
+:class:`~scrubber.formats.FormatError`, and so does an attachment under the "reject" policy
+(``attachment_refused``).
 """
 
 from __future__ import annotations
 
 import base64
 import codecs
+import contextlib
 import email
 import io
+import itertools
 import os
 import quopri
 import re
-import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from email import errors
 from email.generator import BytesGenerator
@@ -44,12 +51,9 @@ from email.parser import BytesParser
 from email.policy import EmailPolicy
 from typing import Any
 
-from scrubber.dial import Policy
-from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.findings import Finding
-from scrubber.formats import FormatError
+from scrubber.formats import FormatError, Mask, Result
 from scrubber.formats import html as htmltext
-from scrubber.masking import replacement
 
 ATTACHMENT_POLICIES = ("pass", "strip", "reject")
 TEXT_SUFFIXES = (".csv", ".txt", ".log", ".tsv")
@@ -94,7 +98,6 @@ MAX_DEPTH = 50
 # Text is handed to the engine in chunks of about this many characters (cut at a line end):
 # pattern timeouts are per call, and a budget check can run between batches.
 CHUNK_CHARS = 32 * 1024
-BATCH_CHARS = 128 * 1024
 MAX_LINE = 998
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -127,24 +130,6 @@ class MimeOptions:
         structured = sorted(h for h in self.headers if h.lower() in STRUCTURED_HEADERS)
         if structured:
             raise ValueError(f"headers: {', '.join(structured)} cannot be scrubbed as free text")
-
-
-@dataclass(frozen=True)
-class MimeResult:
-    """The scrubbed message and what was found in it (masked, and observed only)."""
-
-    data: bytes
-    findings: tuple[Finding, ...]
-    observed: tuple[Finding, ...]
-    parts: int
-    stripped: int
-
-    def counts(self) -> dict[str, int]:
-        return self.as_scrub_result().counts()
-
-    def as_scrub_result(self) -> ScrubResult:
-        """The findings as an engine result (for metrics); its text is empty."""
-        return ScrubResult("", self.findings, self.observed)
 
 
 class _Policy(EmailPolicy):
@@ -181,48 +166,70 @@ class _Policy(EmailPolicy):
         return folded.encode("utf-8" if self.utf8 else "ascii", "surrogateescape")
 
 
-def scrub_message(
-    data: bytes, scrubber: Scrubber, options: MimeOptions | None = None, *, deadline: float | None = None
-) -> MimeResult:
-    """Scrub one RFC 5322 message (see the module docstring). ``deadline`` is a ``time.monotonic``
-    value; passing it between two batches of text raises ``ScrubError("time_budget")``."""
+class MimeFormat:
+    """RFC 5322 messages, taken apart as ``options`` say; ``mask`` is the engine's masker and
+    ``level`` the dial level the trace header names."""
+
+    name = "mime"
+
+    def __init__(self, options: MimeOptions, mask: Mask, level: int) -> None:
+        self.options = options
+        self.mask = mask
+        self.level = level
+
+    def parse(self, payload: bytes) -> MimeDocument:
+        """Take ``payload`` apart; raises :class:`FormatError` (see the module docstring)."""
+        policy = _Policy(linesep=_linesep(payload), refold_source="none", utf8=_has_8bit_headers(payload))
+        with _email_failures():
+            msg = BytesParser(policy=policy).parsebytes(payload)
+            walk = _Walk(self.options)
+            walk.message(msg, depth=0)
+        return MimeDocument(self, msg, policy, walk)
+
+
+class MimeDocument:
+    """A parsed message: its text units, and how to write scrubbed results back."""
+
+    def __init__(self, fmt: MimeFormat, msg: Message, policy: EmailPolicy, walk: _Walk) -> None:
+        self.format = fmt
+        self.msg = msg
+        self.policy = policy
+        self.units = walk.units
+        self.parts = walk.parts
+        self.stripped = walk.stripped
+        self.texts = [t for u in walk.units for t in u.texts]
+
+    def render(self, results: Sequence[Result]) -> bytes:
+        """The message with every unit's text replaced by what ``results`` (one per text) made of it."""
+        if len(results) != len(self.texts):
+            raise ValueError("render: one result per text unit is needed")
+        mask = self.format.mask
+        pos = 0
+        with _email_failures():
+            for unit in self.units:
+                unit.render(results[pos : pos + len(unit.texts)], mask)
+                pos += len(unit.texts)
+            if self.format.options.trace:
+                # Raw: the value is ASCII without spaces, which folding would turn into encoded words.
+                self.msg.set_raw(TRACE_HEADER, trace_value(self.format.level, results))
+            out = io.BytesIO()
+            BytesGenerator(out, policy=self.policy).flatten(self.msg)
+        return out.getvalue()
+
+
+@contextlib.contextmanager
+def _email_failures() -> Iterator[None]:
+    """The email package parses headers lazily and crashes on some broken ones (IndexError in a
+    mangled Content-Type, found by tests/fuzz): that is a malformed message. An error raised in
+    our own code is a bug and goes on as it is."""
     try:
-        return _scrub(data, scrubber, options or MimeOptions(), deadline)
-    except (FormatError, ScrubError):
+        yield
+    except FormatError:
         raise
     except Exception as exc:
-        # The email package parses headers lazily and crashes on some broken ones (IndexError
-        # in a mangled Content-Type, found by tests/fuzz): that is a malformed message. An
-        # error raised in our own code is a bug and goes on as it is.
         if not _raised_in(exc, _EMAIL_PACKAGE):
             raise
         raise FormatError("malformed_mime", f"the email parser failed ({type(exc).__name__})") from exc
-
-
-def _scrub(data: bytes, scrubber: Scrubber, options: MimeOptions, deadline: float | None) -> MimeResult:
-    policy = _Policy(linesep=_linesep(data), refold_source="none", utf8=_has_8bit_headers(data))
-    msg = BytesParser(policy=policy).parsebytes(data)
-    walk = _Walk(scrubber, options)
-    walk.message(msg, depth=0)
-    results = _scrub_units(scrubber, [t for u in walk.units for t in u.texts], deadline)
-    found: list[Finding] = []
-    observed: list[Finding] = []
-    pos = 0
-    for unit in walk.units:
-        mine = results[pos : pos + len(unit.texts)]
-        pos += len(unit.texts)
-        unit.apply(mine)
-        for r in mine:
-            found.extend(r.findings)
-            observed.extend(r.observed)
-    if options.trace:
-        # Raw: the value is ASCII without spaces, which folding would turn into encoded words.
-        msg.set_raw(
-            TRACE_HEADER, trace_value(scrubber.policy.level, ScrubResult("", tuple(found), tuple(observed)))
-        )
-    out = io.BytesIO()
-    BytesGenerator(out, policy=policy).flatten(msg)
-    return MimeResult(out.getvalue(), tuple(found), tuple(observed), walk.parts, walk.stripped)
 
 
 def _raised_in(exc: BaseException, directory: str) -> bool:
@@ -233,9 +240,12 @@ def _raised_in(exc: BaseException, directory: str) -> bool:
     return tb is not None and tb.tb_frame.f_code.co_filename.startswith(directory)
 
 
-def trace_value(level: int, result: ScrubResult) -> str:
+def trace_value(level: int, results: Iterable[Result]) -> str:
     """``level=5; findings=EMAIL_ADDRESS:2,PHONE_NUMBER:1`` (entity counts, never values)."""
-    counts = result.counts()
+    counts: dict[str, int] = {}
+    for r in results:
+        for f in (*r.findings, *r.observed):
+            counts[f.entity] = counts.get(f.entity, 0) + 1
     listed = ",".join(f"{e}:{n}" for e, n in sorted(counts.items())) or "none"
     return f"level={level}; findings={listed}"
 
@@ -257,29 +267,30 @@ def _has_8bit_headers(data: bytes) -> bool:
 
 # --------------------------------------------------------------------------- units
 class _Unit:
-    """Text units of one place in the message and how to write scrubbed results back."""
+    """Text units of one place in the message and how to write the engine's results back."""
 
     texts: list[str]
 
-    def apply(self, results: Sequence[ScrubResult]) -> None:
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
         raise NotImplementedError
 
 
-def _chunks(text: str) -> list[str]:
-    """``text`` cut into pieces of about CHUNK_CHARS, at line ends where there are any."""
-    if len(text) <= CHUNK_CHARS:
-        return [text]
-    out: list[str] = []
+def _cuts(text: str) -> list[int]:
+    """Where to cut ``text`` into pieces of about CHUNK_CHARS, at line ends where there are any."""
+    cuts = [0]
     pos = 0
     while len(text) - pos > CHUNK_CHARS:
         cut = text.rfind("\n", pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
         if cut < 0:
             cut = text.rfind(" ", pos + CHUNK_CHARS // 2, pos + CHUNK_CHARS)
-        end = cut + 1 if cut >= 0 else pos + CHUNK_CHARS
-        out.append(text[pos:end])
-        pos = end
-    out.append(text[pos:])
-    return out
+        pos = cut + 1 if cut >= 0 else pos + CHUNK_CHARS
+        cuts.append(pos)
+    cuts.append(len(text))
+    return cuts
+
+
+def _split(text: str, cuts: Sequence[int]) -> list[str]:
+    return [text[a:b] for a, b in itertools.pairwise(cuts)]
 
 
 def _for_engine(text: str) -> str:
@@ -288,50 +299,26 @@ def _for_engine(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
-def _replacement(clean: str, f: Finding, policy: Policy) -> str:
-    """What the engine put in place of ``f`` (the same operator, on the text it saw)."""
-    return replacement(clean[f.start : f.end], f.entity, policy.operator(f.entity), policy.hmac_key)
-
-
-def _rebuild(original: str, findings: Sequence[Finding], policy: Policy) -> str:
-    """``original`` with the masked findings replaced and every other character (undecodable
-    bytes included) as it was."""
-    clean = _for_engine(original)
-    parts: list[str] = []
-    pos = 0
-    for f in findings:
-        parts += [original[pos : f.start], _replacement(clean, f, policy)]
-        pos = f.end
-    parts.append(original[pos:])
-    return "".join(parts)
-
-
-def _joined(results: Sequence[ScrubResult], chunks: Sequence[str]) -> tuple[str, list[Finding]]:
-    """The scrubbed text of a chunked unit and its masked findings in whole-text offsets."""
-    shifted: list[Finding] = []
-    offset = 0
-    for chunk, r in zip(chunks, results, strict=True):
-        shifted.extend(
-            Finding(f.start + offset, f.end + offset, f.entity, f.score, f.detector) for f in r.findings
-        )
-        offset += len(chunk)
-    return "".join(r.text for r in results), shifted
+def _masked(originals: Sequence[str], results: Sequence[Result], mask: Mask) -> str | None:
+    """The chunks of a text, each masked where the engine found something; None if it found nothing."""
+    if not any(r.findings for r in results):
+        return None
+    return "".join(mask(o, r.findings) if r.findings else o for o, r in zip(originals, results, strict=True))
 
 
 class _FrameUnit(_Unit):
     """A multipart's preamble and epilogue: no reader sees them, but they travel with the message."""
 
-    def __init__(self, part: Message, policy: Policy) -> None:
+    def __init__(self, part: Message) -> None:
         self.part = part
-        self.policy = policy
         self.names = [n for n in ("preamble", "epilogue") if getattr(part, n)]
         self.originals = [getattr(part, n) for n in self.names]
         self.texts = [_for_engine(t) for t in self.originals]
 
-    def apply(self, results: Sequence[ScrubResult]) -> None:
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
         for name, original, r in zip(self.names, self.originals, results, strict=True):
             if r.findings:
-                setattr(self.part, name, _rebuild(original, r.findings, self.policy))
+                setattr(self.part, name, mask(original, r.findings))
 
 
 class _HeaderUnit(_Unit):
@@ -340,7 +327,7 @@ class _HeaderUnit(_Unit):
         self.name = name
         self.texts = [_for_engine(v) for v in values]
 
-    def apply(self, results: Sequence[ScrubResult]) -> None:
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
         new = [r.text for r in results]
         if new == self.texts:
             return
@@ -369,44 +356,56 @@ class _Decoded:
 
 
 class _TextUnit(_Unit):
-    def __init__(self, part: Message, decoded: _Decoded, policy: Policy) -> None:
+    def __init__(self, part: Message, decoded: _Decoded) -> None:
         self.part = part
         self.decoded = decoded
-        self.policy = policy
-        self.texts = _chunks(_for_engine(decoded.text))
+        cuts = _cuts(decoded.text)
+        self.originals = _split(decoded.text, cuts)
+        self.texts = _split(_for_engine(decoded.text), cuts)
 
-    def apply(self, results: Sequence[ScrubResult]) -> None:
-        _, findings = _joined(results, self.texts)
-        if findings:
-            _set_text(self.part, _rebuild(self.decoded.text, findings, self.policy), self.decoded)
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
+        text = _masked(self.originals, results, mask)
+        if text is not None:
+            _set_text(self.part, text, self.decoded)
 
 
 class _HtmlUnit(_Unit):
-    def __init__(self, part: Message, decoded: _Decoded, scrubber: Scrubber) -> None:
+    def __init__(self, part: Message, decoded: _Decoded) -> None:
         self.part = part
         self.decoded = decoded
-        self.policy = scrubber.policy
         self.doc = htmltext.parse(decoded.text)
-        self.body = _chunks(_for_engine(self.doc.text))
+        cuts = _cuts(self.doc.text)
+        self.starts = cuts[:-1]
+        self.body = _split(_for_engine(self.doc.text), cuts)
         self.texts = [*self.body, *(_for_engine(link.value) for link in self.doc.links)]
 
-    def apply(self, results: Sequence[ScrubResult]) -> None:
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
         body = results[: len(self.body)]
         links = results[len(self.body) :]
-        _, findings = _joined(body, self.body)
-        if not findings and not any(r.findings for r in links):
+        if not any(r.findings for r in results):
             return
-        clean = _for_engine(self.doc.text)
-        edits = [htmltext.Edit(f.start, f.end, _replacement(clean, f, self.policy)) for f in findings]
+        text = self.doc.text
+        edits = [
+            # Each value masked on its own: its replacement goes where the value stands in the source.
+            htmltext.Edit(
+                start + f.start, start + f.end, mask(text[start + f.start : start + f.end], (_whole(f),))
+            )
+            for start, r in zip(self.starts, body, strict=True)
+            for f in r.findings
+        ]
         source = self.doc.render(edits, [r.text if r.findings else None for r in links])
         if source != self.decoded.text:
             _set_text(self.part, source, self.decoded)
 
 
+def _whole(f: Finding) -> Finding:
+    """``f`` as a finding of its value alone."""
+    return Finding(0, f.end - f.start, f.entity, f.score, f.detector)
+
+
 # --------------------------------------------------------------------------- the walk
 class _Walk:
-    def __init__(self, scrubber: Scrubber, options: MimeOptions) -> None:
-        self.scrubber = scrubber
+    def __init__(self, options: MimeOptions) -> None:
         self.options = options
         self.headers = {h.lower() for h in options.headers}
         self.units: list[_Unit] = []
@@ -438,7 +437,7 @@ class _Walk:
         maintype = part.get_content_maintype()
         if part.is_multipart():
             if part.preamble or part.epilogue:
-                self.units.append(_FrameUnit(part, self.scrubber.policy))
+                self.units.append(_FrameUnit(part))
             payload = part.get_payload()
             assert isinstance(payload, list)
             for sub in payload:
@@ -457,12 +456,12 @@ class _Walk:
         if maintype in ("text", "message") or filename.endswith(TEXT_SUFFIXES):
             decoded = _decode(part)
             if part.get_content_type() == "text/html":
-                self.units.append(_HtmlUnit(part, decoded, self.scrubber))
+                self.units.append(_HtmlUnit(part, decoded))
             else:
-                self.units.append(_TextUnit(part, decoded, self.scrubber.policy))
+                self.units.append(_TextUnit(part, decoded))
             return
         if self.options.attachments == "reject":
-            raise ScrubError("attachment_refused", part.get_content_type())
+            raise FormatError("attachment_refused", part.get_content_type())
         if self.options.attachments == "strip":
             _strip(part)
             self.stripped += 1
@@ -540,25 +539,3 @@ def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
             part.replace_header("content-transfer-encoding", cte)
         else:
             part["Content-Transfer-Encoding"] = cte
-
-
-def _scrub_units(scrubber: Scrubber, texts: Sequence[str], deadline: float | None) -> list[ScrubResult]:
-    """Scrub ``texts`` in batches, checking the deadline between batches."""
-    results: list[ScrubResult] = []
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= BATCH_CHARS:
-            results.extend(_batch(scrubber, batch, deadline))
-            batch, size = [], 0
-    if batch:
-        results.extend(_batch(scrubber, batch, deadline))
-    return results
-
-
-def _batch(scrubber: Scrubber, texts: list[str], deadline: float | None) -> list[ScrubResult]:
-    if deadline is not None and time.monotonic() > deadline:
-        raise ScrubError("time_budget", "message took longer than its time budget")
-    return scrubber.scrub_many(texts)

@@ -398,8 +398,7 @@ class Session:
         """Add the forwarded records and their findings to the metrics."""
         for route, n in self.forwarded.items():
             self.metrics.outcome(route, "forwarded").inc(n)
-        for (entity, family), n in self.found.items():
-            self.metrics.finding(entity, family).inc(n)
+        self.metrics.found((entity, family, n) for (entity, family), n in self.found.items())
         self.forwarded.clear()
         self.found.clear()
 
@@ -439,7 +438,8 @@ class Session:
             return await self.quarantine(route, tp, rec, "output_too_large", headers)
         self.metrics.scrub_seconds.observe(oc.seconds)
         self.forwarded[route.input] += 1
-        self.found.update(oc.found)
+        for entity, family, n in oc.found:
+            self.found[entity, family] += n
         return fut
 
     async def quarantine(

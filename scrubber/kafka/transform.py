@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -22,6 +21,7 @@ from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.formats import Document, Format, FormatError
 from scrubber.formats.json import JsonFormat
 from scrubber.formats.text import TextFormat
+from scrubber.observability import finding_counts
 
 TRANSPORT = "kafka"
 H_FINDINGS = "scrubber-findings"
@@ -61,9 +61,9 @@ class Outcome(NamedTuple):
     value: bytes | None = None
     key: bytes | None = None
     summary: bytes = b"{}"  # the scrubber-findings header: counts per entity, as JSON
-    # (entity, detector family) of each finding, for the metrics: plain strings are cheaper to
-    # send back from a scrub process than Finding objects.
-    found: tuple[tuple[str, str], ...] = ()
+    # (entity, detector family, findings), for the metrics: plain strings and counts are cheaper
+    # to send back from a scrub process than Finding objects.
+    found: tuple[tuple[str, str, int], ...] = ()
     reason: str | None = None
     seconds: float = 0.0
     headers: tuple[tuple[str, bytes | None], ...] | None = None  # None: the record's own, as they are
@@ -197,13 +197,13 @@ class RouteScrubber:
         if p.key_text is not None:
             key = texts.pop().encode("utf-8")
         value = None if p.doc is None else p.doc.render(texts)
-        found = tuple(
-            (f.entity, f.detector.split(":", 1)[0]) for r in results for f in (*r.findings, *r.observed)
-        )
+        found = finding_counts(results)
         if not found:
             return Outcome(value, key, b"{}", (), None, seconds, headers)
-        counts = Counter(entity for entity, _family in found)
-        summary = json.dumps(dict(sorted(counts.items())), separators=(",", ":")).encode()
+        per_entity: dict[str, int] = {}
+        for entity, _family, n in found:
+            per_entity[entity] = per_entity.get(entity, 0) + n
+        summary = json.dumps(dict(sorted(per_entity.items())), separators=(",", ":")).encode()
         return Outcome(value, key, summary, found, None, seconds, headers)
 
 

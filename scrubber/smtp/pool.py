@@ -11,10 +11,9 @@ with ``ScrubError("time_budget")``.
 checked between batches of text only, never enforced by force.
 
 Parent and worker talk in frames over the worker's stdin/stdout (:mod:`scrubber.pipes`). The
-first frame to the worker is its :class:`EngineSpec`; it answers
-``("ready",)`` once its engine is built, then one reply per message (see :func:`run_job`). A
-reply carries the scrubbed bytes and counts (:class:`Scrubbed`), not the findings themselves:
-a 5 MB text has some 26,000, and unpickling them held the relay's event loop for 0.14 s.
+first frame to the worker is its :class:`~scrubber.smtp.transform.EngineSpec`; it answers
+``("ready",)`` once its engine is built, then one reply per message: what
+:func:`~scrubber.smtp.transform.run_job` returns.
 """
 
 from __future__ import annotations
@@ -22,21 +21,15 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
-from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from scrubber.detectors import REGEX_TIMEOUT
-from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
-from scrubber.formats import FormatError
-from scrubber.formats.mime import MimeOptions, MimeResult, scrub_message
 from scrubber.observability import WORKER_RESTARTS
 from scrubber.pipes import PipeWorker, WorkerExited, read_frame, worker_streams, write_frame
-from scrubber.smtp.delivery import TRANSPORT, wire_form
+from scrubber.smtp.delivery import TRANSPORT
+from scrubber.smtp.transform import EngineSpec, Scrubbed, run_job
 
 LARGE_MESSAGE_BYTES = 512 * 1024
 BULK_NICE = 10
@@ -45,69 +38,8 @@ START_TIMEOUT = 120.0
 # A message that waits this long for a free worker gets a temporary failure (the sender retries).
 QUEUE_TIMEOUT = 60.0
 STOP_GRACE = 2.0  # seconds a worker has to exit once its stdin is closed
-WARM_UP = "Hi, my name is Jane Roe. My SSN ends in 6789; call 415-555-0142 or mail jane@example.com."
 
 log = structlog.get_logger("scrubber.smtp")
-
-
-@dataclass(frozen=True)
-class EngineSpec:
-    """Everything a worker needs to build its engine (sent to it once, at start)."""
-
-    policy: Policy
-    options: MimeOptions
-    regex_timeout: float = REGEX_TIMEOUT
-    detectors: bool = True  # False: none at all, to measure the relay's own cost (load/)
-    # The scrubbed message comes back as DATA sends it (dot-stuffed): made here, not in 14 ms
-    # (5 MB) on the relay's event loop.
-    wire: bool = False
-
-    def build(self) -> Scrubber:
-        """The engine, warmed up: models some detectors load on first use are loaded now, not
-        on the first message (whose time budget that would eat)."""
-        scrubber = Scrubber(
-            self.policy, detectors=None if self.detectors else [], regex_timeout=self.regex_timeout
-        )
-        if any(d.name == "grammar" for d in scrubber.detectors):
-            from scrubber.detectors.grammar import parser
-
-            parser()
-        scrubber.scrub_many([WARM_UP])
-        return scrubber
-
-
-@dataclass(frozen=True)
-class Scrubbed:
-    """What the relay needs of a scrubbed message: its bytes, and its findings as counts."""
-
-    data: bytes
-    counts: tuple[tuple[str, str, int], ...]  # (entity, detector family, findings), masked or not
-    parts: int
-    wire: bool = False  # data is in wire form (see scrubber.smtp.delivery.wire_form)
-
-    @property
-    def findings(self) -> int:
-        return sum(n for _, _, n in self.counts)
-
-    @classmethod
-    def of(cls, result: MimeResult, wire: bool) -> Scrubbed:
-        found = Counter((f.entity, f.detector.split(":", 1)[0]) for f in (*result.findings, *result.observed))
-        counts = tuple((e, d, n) for (e, d), n in sorted(found.items()))
-        ready = wire_form(result.data) if wire else None
-        if ready is None:
-            return cls(result.data, counts, result.parts)
-        return cls(ready, counts, result.parts, wire=True)
-
-
-def run_job(scrubber: Scrubber, spec: EngineSpec, data: bytes, budget: float) -> tuple[Any, ...]:
-    """One message: ``("ok", Scrubbed)`` or ``("error", reason, detail)``; never raises."""
-    try:
-        result = scrub_message(data, scrubber, spec.options, deadline=time.monotonic() + budget)
-        return ("ok", Scrubbed.of(result, spec.wire))
-    except (ScrubError, FormatError) as exc:
-        return ("error", exc.reason, exc.detail)
-    except Exception as exc:  # a bug or a parser limit (deep nesting): refuse the message, never crash
-        return ("error", "internal_error", type(exc).__name__)
 
 
 # --------------------------------------------------------------------------- the worker side

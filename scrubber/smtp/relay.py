@@ -8,7 +8,7 @@
 The client's transaction is mirrored on an upstream one, command by command: MAIL and every RCPT
 are passed on as the client sends them and the upstream's reply is the client's reply, so each
 recipient's result is the upstream's own. At DATA the message is scrubbed in a worker
-(:mod:`scrubber.smtp.pool`, MIME walk in :mod:`scrubber.formats.mime`), the scrubbed message is
+(:mod:`scrubber.smtp.transform` in :mod:`scrubber.smtp.pool`), the scrubbed message is
 sent upstream, and the client gets the upstream's answer: 250 only once the upstream accepted
 it, 4xx stays 4xx and 5xx stays 5xx. An upstream that cannot be reached or does not answer in
 time gives ``451 4.4.1`` so that the sender keeps the message and retries
@@ -41,15 +41,12 @@ from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions
 from scrubber.mailbox import Mailbox
 from scrubber.observability import (
-    FINDINGS,
-    MESSAGE_BYTES,
-    MESSAGES,
     QUARANTINED,
     REGEX_TIMEOUTS,
-    SCRUB_SECONDS,
     SMTP_AUTH_FAILURES,
     SMTP_REFUSED,
     SMTP_SESSIONS,
+    TransportMetrics,
 )
 from scrubber.smtp.auth import UsersFile, UsersFileError
 from scrubber.smtp.delivery import (
@@ -61,8 +58,9 @@ from scrubber.smtp.delivery import (
     UpstreamPool,
     null_sender,
 )
-from scrubber.smtp.pool import EngineSpec, Scrubbed, ScrubPool
+from scrubber.smtp.pool import ScrubPool
 from scrubber.smtp.server import Handler, Server
+from scrubber.smtp.transform import EngineSpec, Scrubbed
 
 log = structlog.get_logger("scrubber.smtp")
 
@@ -104,6 +102,7 @@ class SmtpRelay:
         )
         budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
         self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)
+        self.metrics = TransportMetrics(TRANSPORT)
         self.networks = [ipaddress.ip_network(n, strict=False) for n in cfg.allowed_networks]
         self.handler = Handler(self)
         self.users: UsersFile | None = None
@@ -288,7 +287,7 @@ class SmtpRelay:
     # ------------------------------------------------------------------ messages
     async def relay_message(self, server: Server, envelope: Envelope, mid: str) -> str:
         content = envelope.original_content or b""
-        MESSAGE_BYTES.labels(TRANSPORT).observe(len(content))
+        self.metrics.message_bytes.observe(len(content))
         started = time.perf_counter()
         try:
             try:
@@ -296,9 +295,8 @@ class SmtpRelay:
             except (ScrubError, FormatError) as exc:
                 await server.delivery.reset()
                 return await self._unscrubbable(envelope, mid, content, exc.reason)
-            SCRUB_SECONDS.labels(TRANSPORT).observe(time.perf_counter() - started)
-            for entity, family, n in result.counts:  # as record_findings counts them
-                FINDINGS.labels(entity, family).inc(n)
+            self.metrics.scrub_seconds.observe(time.perf_counter() - started)
+            self.metrics.found(result.counts)
             reply = await server.delivery.data(result.data, wire=result.wire)
             self._count(mid, _outcome(reply), reply, result=result, size=len(content))
             return reply.line()
@@ -342,7 +340,7 @@ class SmtpRelay:
 
     def count_refused_data(self, server: Server) -> None:
         server.count += 1
-        MESSAGES.labels(TRANSPORT, ROUTE, "rejected").inc()
+        self.metrics.outcome(ROUTE, "rejected").inc()
         log.info("smtp.message", mid=f"{server.sid}.{server.count}", outcome="rejected", reason="limits")
 
     def _count(
@@ -355,7 +353,7 @@ class SmtpRelay:
         reason: str | None = None,
         size: int,
     ) -> None:
-        MESSAGES.labels(TRANSPORT, ROUTE, outcome).inc()
+        self.metrics.outcome(ROUTE, outcome).inc()
         fields: dict[str, Any] = {"mid": mid, "outcome": outcome, "code": reply.code, "bytes": size}
         if reason is not None:
             fields["reason"] = reason

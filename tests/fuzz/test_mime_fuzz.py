@@ -30,7 +30,7 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats import html as htmltext
-from scrubber.formats.mime import scrub_message
+from scrubber.smtp.transform import scrub_message
 
 SECONDS = float(os.environ.get("MIME_FUZZ_SECONDS", "0"))
 LONG = SECONDS > 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrubber.dial import OperatorSpec
+from scrubber.dial import OperatorSpec, Policy
+from scrubber.engine import Scrubber
 from scrubber.masking import replacement
 
 KEY = b"a key only the tests know"
@@ -43,3 +44,17 @@ def test_hash_is_a_stable_keyed_pseudonym() -> None:
 def test_hash_without_a_key_is_refused() -> None:
     with pytest.raises(ValueError):
         replacement("x", "SECRET", OperatorSpec("hash"), None)
+
+
+def test_the_engine_masks_given_findings_in_text_it_did_not_see() -> None:
+    """Scrubber.apply, the one masker: formats that keep undecodable bytes (lone surrogates)
+    mask the original text with the findings the engine made on its U+FFFD stand-in."""
+    engine = Scrubber(Policy(level=7, default_operator=OperatorSpec("mask")))
+    original = "Caf\udce9 ssn 524-59-3318, mail jane.roe@example.com \udcff"
+    seen = original.replace("\udce9", "\ufffd").replace("\udcff", "\ufffd")
+    result = engine.scrub(seen)
+    assert [f.entity for f in result.findings] == ["US_SSN", "EMAIL_ADDRESS"]
+    masked = engine.apply(original, result.findings)
+    email = replacement("jane.roe@example.com", "EMAIL_ADDRESS", OperatorSpec("mask"), None)
+    assert masked == f"Caf\udce9 ssn ***-**-3318, mail {email} \udcff"
+    assert masked.replace("\udce9", "\ufffd").replace("\udcff", "\ufffd") == result.text

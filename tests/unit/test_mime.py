@@ -14,7 +14,8 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats import html as htmltext
-from scrubber.formats.mime import CHUNK_CHARS, MimeOptions, MimeResult, scrub_message
+from scrubber.formats.mime import CHUNK_CHARS, MimeOptions
+from scrubber.smtp.transform import Scrubbed, scrub_message
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "eml"
 GENERATED = sorted((DATA / "generated").glob("*.eml"))
@@ -61,7 +62,7 @@ def without_trace(data: bytes) -> bytes:
     return b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"X-Scrubber:"))
 
 
-def scrub(data: bytes, engine: Scrubber, **options: object) -> MimeResult:
+def scrub(data: bytes, engine: Scrubber, **options: object) -> Scrubbed:
     return scrub_message(data, engine, MimeOptions(**options))  # type: ignore[arg-type]
 
 
@@ -101,7 +102,7 @@ def test_trace_header_counts_entities_without_values(engine: Scrubber) -> None:
     trace = parse(result.data)["X-Scrubber"]
     # the names come from the CSV attachment, read by its "name" column
     assert trace == "level=7; findings=EMAIL_ADDRESS:2,PERSON:2,PHONE_NUMBER:2"
-    assert result.counts() == {"EMAIL_ADDRESS": 2, "PERSON": 2, "PHONE_NUMBER": 2}
+    assert result.entities() == {"EMAIL_ADDRESS": 2, "PERSON": 2, "PHONE_NUMBER": 2}
 
 
 # --------------------------------------------------------------------------- encodings
@@ -290,7 +291,7 @@ def test_large_text_part_is_scrubbed_across_chunks(engine: Scrubber) -> None:
 def test_level_zero_observes_and_changes_nothing(engine: Scrubber) -> None:
     data = (DATA / "generated" / "01-plain-ascii.eml").read_bytes()
     result = scrub_message(data, Scrubber(Policy(level=0)))
-    assert result.findings == ()
+    assert result.masked == 0
     assert without_trace(result.data) == data
     assert "EMAIL_ADDRESS:1" in parse(result.data)["X-Scrubber"]
 
@@ -314,7 +315,7 @@ def test_attachments_pass_strip_or_reject(engine: Scrubber) -> None:
     assert types == ["multipart/mixed", "text/plain", "text/plain", "text/plain"]
     note = parse(stripped.data).get_payload()[1].get_content()
     assert note.startswith("[attachment removed by scrubber: application/pdf")
-    with pytest.raises(ScrubError) as exc:
+    with pytest.raises(FormatError) as exc:
         scrub(data, engine, attachments="reject")
     assert exc.value.reason == "attachment_refused"
 

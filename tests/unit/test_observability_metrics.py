@@ -51,18 +51,23 @@ def test_build_info_names_the_version() -> None:
     assert REGISTRY.get_sample_value("scrubber_build_info", labels) == 1.0
 
 
-def test_record_findings_counts_by_entity_and_detector_family() -> None:
+def test_findings_are_counted_by_entity_and_detector_family() -> None:
     def value() -> float:
         labels = {"entity": "US_SSN", "detector": "pattern"}
         return REGISTRY.get_sample_value("scrubber_findings_total", labels) or 0.0
 
     before = value()
-    result = ScrubResult(
-        "x",
-        (Finding(0, 1, "US_SSN", 1.0, "pattern:us_ssn_formatted"),),
-        (Finding(2, 3, "US_SSN", 1.0, "pattern:us_ssn_plain"),),
-    )
-    observability.record_findings(result)
+    results = [
+        ScrubResult(
+            "x",
+            (Finding(0, 1, "US_SSN", 1.0, "pattern:us_ssn_formatted"),),
+            (Finding(2, 3, "US_SSN", 1.0, "pattern:us_ssn_plain"),),
+        ),
+        ScrubResult("y", (Finding(0, 1, "PERSON", 0.9, "names:greeting"),)),
+    ]
+    counts = observability.finding_counts(results)
+    assert counts == (("PERSON", "names", 1), ("US_SSN", "pattern", 2))
+    observability.TransportMetrics("kafka").found(counts)
     assert value() == before + 2
 
 

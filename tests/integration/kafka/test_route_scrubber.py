@@ -36,7 +36,7 @@ def test_text_records_become_scrubbed_values_with_a_findings_summary(engine: Scr
     (ok, tomb) = rs.run([(f"ssn {SSN} a@b.org".encode(), b"k"), (None, b"deleted")], budget=10)
     assert (ok.value, ok.key, ok.reason) == (b"ssn [US_SSN] [EMAIL_ADDRESS]", b"k", None)
     assert json.loads(ok.summary) == {"EMAIL_ADDRESS": 1, "US_SSN": 1}
-    assert sorted(ok.found) == [("EMAIL_ADDRESS", "pattern"), ("US_SSN", "pattern")]
+    assert ok.found == (("EMAIL_ADDRESS", "pattern", 1), ("US_SSN", "pattern", 1))
     assert (tomb.value, tomb.key, tomb.reason, json.loads(tomb.summary)) == (None, b"deleted", None, {})
 
 
