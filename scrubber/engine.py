@@ -27,6 +27,12 @@ FIND_BUDGET = 2_000_000
 # A run of letters and digits. Linear by construction (one class, no alternation), so it runs
 # on the standard library's engine without a timeout, like the cue scan.
 _WORD = re.compile(r"[^\W_]+")
+# A message through every detector family, the grammar's parser included (its last sentence has
+# a value no cue next to it explains): what detectors load on first use, warm_up loads.
+WARM_UP = (
+    "Hi, my name is Jane Roe; call 415-555-0142 or mail jane@example.com. "
+    "The last four digits of the social security number I gave you were 6789."
+)
 
 
 class ScrubError(Exception):
@@ -158,6 +164,15 @@ class Scrubber:
     def detect(self, text: str) -> list[Finding]:
         """The findings ``scrub`` would act on, without building the scrubbed text."""
         return list(self.scrub(text).findings)
+
+    def warm_up(self) -> None:
+        """Scrub a sample message once, outside any time budget, so that what detectors load on
+        first use (the parser's model) is loaded now, not on the first real message's budget."""
+        budget, self.time_budget = self.time_budget, None
+        try:
+            self.scrub_many([WARM_UP])
+        finally:
+            self.time_budget = budget
 
     # ------------------------------------------------------------------ internals
     def _check(self, text: str) -> None:

@@ -1,7 +1,7 @@
 """Scrub workers as child processes that talk to their parent over stdin and stdout.
 
 The SMTP relay and the Kafka proxy both scrub in workers of this kind (``python -m
-scrubber.smtp.pool``, ``python -m scrubber.kafka.pool``). A message between the two sides is a
+scrubber.workers``, see :mod:`scrubber.workers`). A message between the two sides is a
 frame: an 8-byte big-endian length, then a pickle. Pipes rather than a ``multiprocessing`` pool:
 they leave nothing behind when either side is killed (a pool's queues hold named semaphores that
 only a clean exit removes), and a worker whose stdin closes knows that its parent is gone.

@@ -2,6 +2,5 @@
 
 - :mod:`~scrubber.kafka.transform`: a route's records in, outcomes out (pure, synchronous);
 - :mod:`~scrubber.kafka.session`: fetch, send to the output or quarantine topic, commit;
-- :mod:`~scrubber.kafka.pool`: the transform in worker processes;
 - :mod:`~scrubber.kafka.proxy`: the component that composes them (``scrubber run``).
 """

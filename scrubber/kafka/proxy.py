@@ -14,7 +14,8 @@ that is not UTF-8 holds the record back (``invalid_key``, ``invalid_header``).
 
 The proxy composes source, transform and sink: a :class:`~scrubber.kafka.session.Session`
 fetches, sends and commits; the :mod:`~scrubber.kafka.transform` scrubs. Scrubbing is CPU work:
-batches run off the event loop (a thread, or ``scrub_processes`` worker processes) in slices of
+batches run off the event loop (a thread, or ``scrub_processes`` worker processes of
+:mod:`scrubber.workers`) in slices of
 at most ``limits.time_budget_ms`` so that heartbeats, acks and rebalances keep flowing. With
 worker processes, batches of one partition may be scrubbed side by side, and are still sent in
 offset order. A worker process that dies is replaced; its slice is scrubbed again, and a record
@@ -27,9 +28,7 @@ be produced twice).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,17 +37,18 @@ import structlog
 from aiokafka.errors import KafkaError
 
 from scrubber.config import ConfigError, Settings
-from scrubber.kafka.pool import ScrubProcesses
 from scrubber.kafka.session import Session, client_security
 from scrubber.kafka.transform import (
     TRANSPORT,
+    Headers,
+    Items,
+    KafkaJob,
     Outcome,
-    RouteScrubber,
     ScrubberFactory,
-    build_route_scrubbers,
     engine_scrubber,
 )
 from scrubber.observability import UPSTREAM_ERRORS, TransportMetrics
+from scrubber.workers import WorkerLost, WorkerPool
 
 FIRST_BACKOFF = 0.2
 MIN_HEALTHY_SECONDS = 10.0  # a session that ran this long resets the backoff
@@ -69,12 +69,14 @@ class KafkaProxy:
         self.routes = self.kafka.routes
         self.max_bytes = self.kafka.max_message_bytes or settings.limits.max_message_bytes
         self.budget = settings.limits.time_budget_ms / 1000
-        self.make_scrubber = make_scrubber
         self.security = client_security(self.kafka.security)
         # Scrubbing runs in one thread (scrub_processes 0) or in worker processes.
-        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
-        self._local: list[RouteScrubber] = []
-        self._processes: ScrubProcesses | None = None
+        self.pool = WorkerPool(
+            KafkaJob(settings, make_scrubber),
+            self.kafka.scrub_processes,
+            transport=TRANSPORT,
+            logging=(settings.logging.format, settings.logging.level),
+        )
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._session: Session | None = None
@@ -83,19 +85,10 @@ class KafkaProxy:
 
     # ------------------------------------------------------------------ Component
     async def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        n = self.kafka.scrub_processes
-        if n == 0:
-            self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="scrub")
-            self._local = await loop.run_in_executor(
-                self._thread, build_route_scrubbers, self.settings, self.make_scrubber
-            )
-        else:
-            self._processes = ScrubProcesses(self.settings, self.make_scrubber, n)
-            await self._processes.start()
+        await self.pool.start()
         self._stopping.clear()
         self._task = asyncio.create_task(self._supervise(), name="kafka-proxy")
-        log.info("kafka_proxy_started", routes=len(self.routes), scrub_processes=n)
+        log.info("kafka_proxy_started", routes=len(self.routes), scrub_processes=self.pool.processes)
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -105,20 +98,14 @@ class KafkaProxy:
             except TimeoutError:
                 log.warning("kafka_stop_timed_out")
                 self._task.cancel()
-        if self._thread is not None:
-            # Wait (off the loop) for the slice in progress.
-            await asyncio.to_thread(self._thread.shutdown, True, cancel_futures=True)
-            self._thread = None
-        if self._processes is not None:
-            await self._processes.stop()
-            self._processes = None
+        await self.pool.stop()
         log.info("kafka_proxy_stopped")
 
     def ready(self) -> bool:
         s = self._session
         return (
             s is not None
-            and (self._processes is None or self._processes.ready())
+            and self.pool.ready()
             and s.healthy
             and not s.missing
             and s.failure is None
@@ -129,20 +116,38 @@ class KafkaProxy:
     async def transform(self, index: int, records: Sequence[Any], abort: Callable[[], bool]) -> list[Outcome]:
         """Scrub ``records`` of route ``index`` off the event loop, one time-budgeted slice at a time;
         the outcomes of a prefix if ``abort()`` turns true between slices."""
-        loop = asyncio.get_running_loop()
         items = [(r.value, r.key) for r in records]
         # Headers cross to a scrub process only when the route scrubs them.
         headers = [r.headers for r in records] if self.routes[index].scrub_headers else None
         out: list[Outcome] = []
         while len(out) < len(items) and not abort():
-            rest = items[len(out) :]
             heads = None if headers is None else headers[len(out) :]
-            if self._processes is not None:
-                out.extend(await self._processes.run(index, rest, self.budget, heads))
-            else:
-                call = functools.partial(self._local[index].run, rest, self.budget, heads)
-                out.extend(await loop.run_in_executor(self._thread, call))
+            out.extend(await self._slice(index, items[len(out) :], heads))
         return out
+
+    async def _slice(self, index: int, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
+        """Outcomes of a prefix of ``items`` (at least one). A slice whose worker died is scrubbed
+        again once on another; if that one dies too, its records are scrubbed one at a time, and
+        a record that takes a worker down on its own is held back (``worker_crashed``; a scrub
+        that raises instead: ``scrub_failed``)."""
+        for _attempt in range(2):
+            with contextlib.suppress(WorkerLost):
+                return await self._call(index, items, headers)
+        out: list[Outcome] = []
+        for i in range(len(items)):
+            one = None if headers is None else headers[i : i + 1]
+            try:
+                out.extend(await self._call(index, items[i : i + 1], one))
+            except WorkerLost as exc:
+                out.append(Outcome(reason=exc.reason))
+        return out
+
+    async def _call(self, index: int, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
+        reply = await self.pool.call((index, items, self.budget, headers))
+        if reply[0] != "ok":
+            raise WorkerLost("scrub_failed")
+        outcomes: list[Outcome] = reply[1]
+        return outcomes
 
     async def _supervise(self) -> None:
         backoff = FIRST_BACKOFF

@@ -1,10 +1,11 @@
 """The Kafka transform: a route's records (value, key, headers) in, :class:`Outcome` s out.
 
-Pure and synchronous: it runs in a thread of the proxy or in a scrub worker process, and knows
-nothing of consumers, producers or offsets. Each record is parsed by the route's format (text or
-JSON), its texts (and, if the route says so, its key and header values) are scrubbed together
-with the other records' in one engine call, and rendered back. A record that cannot be scrubbed
-becomes an :class:`Outcome` with a ``reason``, which the session sends to the quarantine topic.
+Pure and synchronous: it runs in a scrub worker (:class:`KafkaJob`, in a process or a thread of
+the proxy: :mod:`scrubber.workers`), and knows nothing of consumers, producers or offsets. Each
+record is parsed by the route's format (text or JSON), its texts (and, if the route says so, its
+key and header values) are scrubbed together with the other records' in one engine call, and
+rendered back. A record that cannot be scrubbed becomes an :class:`Outcome` with a ``reason``,
+which the session sends to the quarantine topic.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scrubber.config import KafkaRoute, LimitsConfig, Settings
 from scrubber.dial import Policy
@@ -205,6 +206,27 @@ class RouteScrubber:
             per_entity[entity] = per_entity.get(entity, 0) + n
         summary = json.dumps(dict(sorted(per_entity.items())), separators=(",", ":")).encode()
         return Outcome(value, key, summary, found, None, seconds, headers)
+
+
+@dataclass(frozen=True)
+class KafkaJob:
+    """The Kafka transform in a scrub worker (:mod:`scrubber.workers`): a request is
+    ``(route index, items, budget, headers)``, the reply ``("ok", outcomes)`` as
+    :meth:`RouteScrubber.run` gives them."""
+
+    settings: Settings
+    make_scrubber: ScrubberFactory
+
+    def start(self) -> Callable[[Any], tuple[Any, ...]]:
+        routes = build_route_scrubbers(self.settings, self.make_scrubber)
+        for scrubber in {id(r.scrubber): r.scrubber for r in routes}.values():
+            scrubber.warm_up()
+
+        def handle(request: Any) -> tuple[Any, ...]:
+            index, items, budget, headers = request
+            return ("ok", routes[index].run(items, budget, headers))
+
+        return handle
 
 
 def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) -> list[RouteScrubber]:

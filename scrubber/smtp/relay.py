@@ -2,13 +2,13 @@
 
 ::
 
-    client MTA --SMTP--> server (aiosmtpd) -> relay -> scrub pool --> delivery --SMTP--> upstream MTA
+    client MTA --SMTP--> server (aiosmtpd) -> relay -> scrub worker --> delivery --SMTP--> upstream MTA
                                                                           `-------> or a mailbox directory
 
 The client's transaction is mirrored on an upstream one, command by command: MAIL and every RCPT
 are passed on as the client sends them and the upstream's reply is the client's reply, so each
 recipient's result is the upstream's own. At DATA the message is scrubbed in a worker
-(:mod:`scrubber.smtp.transform` in :mod:`scrubber.smtp.pool`), the scrubbed message is
+(:mod:`scrubber.smtp.transform` in :mod:`scrubber.workers`), the scrubbed message is
 sent upstream, and the client gets the upstream's answer: 250 only once the upstream accepted
 it, 4xx stays 4xx and 5xx stays 5xx. An upstream that cannot be reached or does not answer in
 time gives ``451 4.4.1`` so that the sender keeps the message and retries
@@ -58,9 +58,9 @@ from scrubber.smtp.delivery import (
     UpstreamPool,
     null_sender,
 )
-from scrubber.smtp.pool import ScrubPool
 from scrubber.smtp.server import Handler, Server
-from scrubber.smtp.transform import EngineSpec, Scrubbed
+from scrubber.smtp.transform import Scrubbed, SmtpJob
+from scrubber.workers import WorkerLost, WorkerPool
 
 log = structlog.get_logger("scrubber.smtp")
 
@@ -72,6 +72,17 @@ CLOSE_SECONDS = 1.0
 REFUSED_REASONS = {"attachment_refused": Reply(550, "5.7.1 Message refused: attachment type not allowed")}
 # Reasons that are ours and may pass: the sender should try again.
 TEMPORARY_REASONS = frozenset({"worker_failed"})
+# A message over this size goes to the bulk worker (when there are two or more).
+LARGE_MESSAGE_BYTES = 512 * 1024
+GRACE_SECONDS = 1.0
+# A message that waits this long for a free worker gets a temporary failure (the sender retries).
+QUEUE_TIMEOUT = 60.0
+# A message whose worker gave no reply: (reason, detail) of its ScrubError.
+WORKER_LOST = {
+    "time_budget": ("time_budget", "worker stopped after its time budget"),
+    "worker_crashed": ("worker_failed", "worker process ended"),
+    "no_worker": ("worker_failed", "no scrub worker free"),
+}
 
 
 # --------------------------------------------------------------------------- the component
@@ -93,7 +104,7 @@ class SmtpRelay:
             options = MimeOptions(headers=cfg.headers, attachments=cfg.attachments)
         except ValueError as exc:
             raise ConfigError(f"smtp.{exc}") from None
-        spec = EngineSpec(
+        job = SmtpJob(
             policy=settings.policy.policy(self.level),
             options=options,
             regex_timeout=settings.limits.regex_timeout_ms / 1000,
@@ -101,7 +112,15 @@ class SmtpRelay:
             wire=not cfg.mailbox_dir,
         )
         budget_ms = cfg.time_budget_ms if cfg.time_budget_ms is not None else settings.limits.time_budget_ms
-        self.pool = ScrubPool(spec, cfg.scrub_processes, budget_ms / 1000)
+        self.budget = budget_ms / 1000
+        # With two processes or more, one takes the large messages only: see scrubber.workers.
+        self.pool = WorkerPool(
+            job,
+            cfg.scrub_processes,
+            transport=TRANSPORT,
+            logging=(settings.logging.format, settings.logging.level),
+            bulk=True,
+        )
         self.metrics = TransportMetrics(TRANSPORT)
         self.networks = [ipaddress.ip_network(n, strict=False) for n in cfg.allowed_networks]
         self.handler = Handler(self)
@@ -291,7 +310,7 @@ class SmtpRelay:
         started = time.perf_counter()
         try:
             try:
-                result = await self.pool.scrub(content)
+                result = await self._scrub(content)
             except (ScrubError, FormatError) as exc:
                 await server.delivery.reset()
                 return await self._unscrubbable(envelope, mid, content, exc.reason)
@@ -305,6 +324,26 @@ class SmtpRelay:
             reply = Reply(451, "4.3.0 Internal error, try again later")
             self._count(mid, "tempfailed", reply, reason="internal_error", size=len(content))
             return reply.line()
+
+    async def _scrub(self, content: bytes) -> Scrubbed:
+        """Scrub one message in a worker; raises ScrubError or FormatError with the reason it cannot be.
+
+        A worker still busy when the message's budget (plus a grace period) is over is stopped
+        and replaced, and the message fails with ``time_budget``.
+        """
+        try:
+            reply = await self.pool.call(
+                (content, self.budget),
+                bulk=len(content) > LARGE_MESSAGE_BYTES,
+                timeout=self.budget + GRACE_SECONDS,
+                wait=QUEUE_TIMEOUT,
+            )
+        except WorkerLost as exc:
+            raise ScrubError(*WORKER_LOST[exc.reason]) from None
+        if reply[0] != "ok":
+            raise ScrubError(reply[1], reply[2])
+        result: Scrubbed = reply[1]
+        return result
 
     async def _unscrubbable(self, envelope: Envelope, mid: str, content: bytes, reason: str) -> str:
         if reason == "regex_timeout":

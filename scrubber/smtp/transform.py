@@ -3,15 +3,16 @@
 Pure and synchronous, like the Kafka transform, and in the same three steps: the MIME format
 takes the message apart into text units (:meth:`~scrubber.formats.mime.MimeFormat.parse`), the
 engine scrubs them (``scrub_many``, in batches: the message's deadline is checked between them),
-and the format renders the message from the results. It runs in a scrub worker process or a
-thread of the relay (:mod:`scrubber.smtp.pool`), and knows nothing of sessions or upstreams.
+and the format renders the message from the results. It runs in a scrub worker
+(:class:`SmtpJob`, in a process or a thread of the relay: :mod:`scrubber.workers`), and knows
+nothing of sessions or upstreams.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,6 @@ from scrubber.smtp.delivery import wire_form
 
 # Text units go to the engine in batches of about this many characters.
 BATCH_CHARS = 128 * 1024
-WARM_UP = "Hi, my name is Jane Roe. My SSN ends in 6789; call 415-555-0142 or mail jane@example.com."
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,9 @@ def _scrub_texts(scrubber: Scrubber, texts: Sequence[str], deadline: float | Non
 
 
 @dataclass(frozen=True)
-class EngineSpec:
-    """Everything a worker needs to build its engine (sent to it once, at start)."""
+class SmtpJob:
+    """The SMTP transform in a scrub worker (:mod:`scrubber.workers`): a request is
+    ``(message, budget)``, the reply what :func:`run_job` returns."""
 
     policy: Policy
     options: MimeOptions
@@ -93,29 +94,28 @@ class EngineSpec:
     # (5 MB) on the relay's event loop.
     wire: bool = False
 
-    def build(self) -> Scrubber:
-        """The engine, warmed up: models some detectors load on first use are loaded now, not
-        on the first message (whose time budget that would eat)."""
+    def start(self) -> Callable[[Any], tuple[Any, ...]]:
         scrubber = Scrubber(
             self.policy, detectors=None if self.detectors else [], regex_timeout=self.regex_timeout
         )
-        if any(d.name == "grammar" for d in scrubber.detectors):
-            from scrubber.detectors.grammar import parser
+        scrubber.warm_up()
 
-            parser()
-        scrubber.scrub_many([WARM_UP])
-        return scrubber
+        def handle(request: Any) -> tuple[Any, ...]:
+            data, budget = request
+            return run_job(scrubber, self, data, budget)
+
+        return handle
 
 
-def run_job(scrubber: Scrubber, spec: EngineSpec, data: bytes, budget: float) -> tuple[Any, ...]:
+def run_job(scrubber: Scrubber, job: SmtpJob, data: bytes, budget: float) -> tuple[Any, ...]:
     """One message: ``("ok", Scrubbed)`` or ``("error", reason, detail)``; never raises."""
     try:
-        scrubbed = scrub_message(data, scrubber, spec.options, deadline=time.monotonic() + budget)
+        scrubbed = scrub_message(data, scrubber, job.options, deadline=time.monotonic() + budget)
     except (ScrubError, FormatError) as exc:
         return ("error", exc.reason, exc.detail)
     except Exception as exc:  # a bug or a parser limit (deep nesting): refuse the message, never crash
         return ("error", "internal_error", type(exc).__name__)
-    ready = wire_form(scrubbed.data) if spec.wire else None
+    ready = wire_form(scrubbed.data) if job.wire else None
     if ready is not None:
         scrubbed = dataclasses.replace(scrubbed, data=ready, wire=True)
     return ("ok", scrubbed)

@@ -65,7 +65,7 @@ class Crasher:
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         main = getattr(sys.modules["__main__"], "__spec__", None)
-        if "crash now" in text and main is not None and main.name == "scrubber.kafka.pool":
+        if "crash now" in text and main is not None and main.name == "scrubber.workers":
             os._exit(70)
         return []
 
@@ -82,14 +82,14 @@ def refusing_scrubber(policy: Policy, limits: LimitsConfig) -> Scrubber:
 
 
 def scrub_process_pids() -> list[int]:
-    """This process's Kafka scrub workers (``python -m scrubber.kafka.pool`` children)."""
+    """This process's Kafka scrub workers (``python -m scrubber.workers kafka`` children)."""
     me = str(os.getpid())
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):
             fields = stat.read_text().rsplit(")", 1)[1].split()
             cmdline = (stat.parent / "cmdline").read_bytes()
-            if fields[1] == me and b"scrubber.kafka.pool" in cmdline and fields[0] != "Z":
+            if fields[1] == me and b"scrubber.workers\x00kafka" in cmdline and fields[0] != "Z":
                 out.append(int(stat.parent.name))
     return sorted(out)
 
