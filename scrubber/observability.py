@@ -114,6 +114,14 @@ def finding_counts(results: Iterable[ScrubResult]) -> tuple[tuple[str, str, int]
     return tuple((entity, family, n) for (entity, family), n in sorted(tally.items()))
 
 
+def per_entity(counts: Iterable[tuple[str, str, int]]) -> dict[str, int]:
+    """Findings per entity, over the detector families of :func:`finding_counts`."""
+    out: dict[str, int] = {}
+    for entity, _family, n in counts:
+        out[entity] = out.get(entity, 0) + n
+    return out
+
+
 class TransportMetrics:
     """One transport's message metrics, each label child looked up once: per Kafka record,
     ``labels()`` would cost more than the send."""

@@ -22,7 +22,7 @@ from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.formats import Document, Format, FormatError
 from scrubber.formats.json import JsonFormat
 from scrubber.formats.text import TextFormat
-from scrubber.observability import finding_counts
+from scrubber.observability import finding_counts, per_entity
 
 TRANSPORT = "kafka"
 H_FINDINGS = "scrubber-findings"
@@ -201,10 +201,7 @@ class RouteScrubber:
         found = finding_counts(results)
         if not found:
             return Outcome(value, key, b"{}", (), None, seconds, headers)
-        per_entity: dict[str, int] = {}
-        for entity, _family, n in found:
-            per_entity[entity] = per_entity.get(entity, 0) + n
-        summary = json.dumps(dict(sorted(per_entity.items())), separators=(",", ":")).encode()
+        summary = json.dumps(dict(sorted(per_entity(found).items())), separators=(",", ":")).encode()
         return Outcome(value, key, summary, found, None, seconds, headers)
 
 

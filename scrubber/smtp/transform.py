@@ -21,7 +21,7 @@ from scrubber.dial import Policy
 from scrubber.engine import Scrubber, ScrubError, ScrubResult
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeFormat, MimeOptions
-from scrubber.observability import finding_counts
+from scrubber.observability import finding_counts, per_entity
 from scrubber.smtp.delivery import wire_form
 
 # Text units go to the engine in batches of about this many characters.
@@ -47,10 +47,7 @@ class Scrubbed:
 
     def entities(self) -> dict[str, int]:
         """Findings per entity, masked and observed together."""
-        out: dict[str, int] = {}
-        for entity, _family, n in self.counts:
-            out[entity] = out.get(entity, 0) + n
-        return out
+        return per_entity(self.counts)
 
 
 def scrub_message(
