@@ -17,6 +17,7 @@ from http import HTTPStatus
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
+from scrubber.config import ListenError
 from scrubber.logs import get_logger
 
 MAX_HEAD_BYTES = 16 * 1024
@@ -83,9 +84,12 @@ class AdminServer:
         self._server: asyncio.Server | None = None
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(
-            self._connection, self.host, self.port, limit=MAX_HEAD_BYTES
-        )
+        try:
+            self._server = await asyncio.start_server(
+                self._connection, self.host, self.port, limit=MAX_HEAD_BYTES
+            )
+        except OSError as exc:
+            raise ListenError("admin.listen", f"{self.host}:{self.port}", exc) from None
         self.port = int(self._server.sockets[0].getsockname()[1])
         log.info("admin endpoint listening", address=f"{self.host}:{self.port}")
 

@@ -38,6 +38,15 @@ class ConfigError(ValueError):
     """Invalid configuration; the message names the key and the reason."""
 
 
+class ListenError(ConfigError):
+    """A ``listen`` address that cannot be bound (in use, not on this host); names the key."""
+
+    def __init__(self, key: str, address: str, exc: OSError) -> None:
+        # The event loops word it differently; the errno's own text is the same everywhere.
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        super().__init__(f"{key}: cannot listen on {address}: {reason}")
+
+
 class UnknownKeyError(ConfigError):
     """A key the configuration does not have; ``suggestion`` is the closest known key, if any."""
 

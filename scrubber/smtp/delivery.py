@@ -348,7 +348,8 @@ class UpstreamDelivery:
 
     def _failed(self, kind: str, exc: BaseException) -> Reply:
         UPSTREAM_ERRORS.labels(TRANSPORT, kind).inc()
-        log.warning("smtp.upstream_error", kind=kind, error=type(exc).__name__)
+        upstream = f"{self.cfg.host}:{self.cfg.port}"
+        log.warning("smtp.upstream_error", kind=kind, upstream=upstream, error=_describe(exc))
         self.broken = True
         self.in_transaction = False
         client, self.client = self.client, None
@@ -414,6 +415,14 @@ def _malformed(exc: ValueError) -> Reply:
     if isinstance(exc, UnicodeEncodeError):
         return Reply(553, "5.6.7 Address needs SMTPUTF8")
     return Reply(553, "5.1.3 Address or parameters cannot be passed on")
+
+
+def _describe(exc: BaseException) -> str:
+    """The error for the log: its class and text, but only the code of an upstream reply (a reply's
+    text can quote the addresses of the message)."""
+    if isinstance(exc, aiosmtplib.SMTPResponseException):
+        return f"{type(exc).__name__} {exc.code}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _kind(exc: BaseException) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 import structlog
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from scrubber.config import ConfigError, Settings, SmtpConfig
+from scrubber.config import ConfigError, ListenError, Settings, SmtpConfig
 from scrubber.engine import ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions
@@ -159,8 +159,10 @@ class SmtpRelay:
             self._server = await loop.create_server(
                 self._protocol, host=host.strip("[]"), port=int(port), reuse_port=self.shared_port or None
             )
-        except BaseException:
+        except BaseException as exc:
             await self.pool.stop()
+            if isinstance(exc, OSError):
+                raise ListenError("smtp.listen", cfg.listen, exc) from None
             raise
         sock = self._server.sockets[0].getsockname()
         self.address = (sock[0], sock[1])

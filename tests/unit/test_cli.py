@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -93,3 +96,29 @@ def test_run_refuses_a_config_without_a_transport_unless_admin_only(tmp_path: Pa
     assert res.returncode == 2
     assert b"configures no transport (no kafka: or smtp: section)" in res.stderr
     assert b"--admin-only" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "config"),
+    [
+        ("admin.listen", "admin:\n  listen: 127.0.0.1:{port}\n"),
+        (
+            "smtp.listen",
+            "admin:\n  listen: 127.0.0.1:0\nsmtp:\n  listen: 127.0.0.1:{port}\n  scrub_processes: 0\n",
+        ),
+    ],
+)
+def test_a_listen_port_in_use_is_one_line_naming_the_key(tmp_path: Path, key: str, config: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cfg = tmp_path / "in-use.yaml"
+        cfg.write_text(config.format(port=port) + "logging:\n  format: json\n")
+        res = run(["run", "--config", str(cfg), "--admin-only"], b"")
+    err = res.stderr.decode()
+    assert res.returncode == 2, err
+    assert "Traceback" not in err
+    errors = [json.loads(x) for x in err.splitlines() if '"level": "error"' in x]
+    assert errors[-1]["event"] == "cannot start"
+    assert errors[-1]["error"] == f"{key}: cannot listen on 127.0.0.1:{port}: Address already in use"
