@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, layout, load_names, records, triggers
-from scrubber.detectors.names.anchors import KEYED, Candidate, cancelled
+from scrubber.detectors.names.anchors import Candidate, cancelled
 from scrubber.detectors.names.lines import has_lower_line, is_lower, line, next_line
-from scrubber.detectors.names.patterns import POSSESSIVES, SIG_DASHES
+from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import ends_name, joins, may_start, trim, uncommon
 
 # Every code point that can stand in a str (no lone surrogates).
@@ -38,8 +38,6 @@ class WholeText(NameDetector):
             wanted |= hit.lists
             if triggers.phrase(text[hit.start : hit.end]) not in lex.phrases:
                 mistyped |= hit.lists
-        if "@" in text and "<" in text:
-            wanted.add("display")
         if any(d in text for d in SIG_DASHES):
             wanted.add("closing")
         lower_lines = has_lower_line(text)
@@ -54,8 +52,10 @@ class WholeText(NameDetector):
                         (s, e, how)
                         for s, e in m.spans("n")
                         if is_lower(line(text, s))
-                        and (how in KEYED or uncommon(lex, text, s, trim(lex, text, s, e)))
+                        and (how in lex.keyed or uncommon(lex, text, s, trim(lex, text, s, e)))
                     ]
+        if "@" in text and "<" in text:
+            out += [(s, e, "display") for m in lex.display.finditer(text) for s, e in m.spans("n")]
         if "closing" in wanted:
             ctx = lex.slipped if "closing" in mistyped else lex.exact
             for m in ctx.closing.finditer(text):
@@ -198,5 +198,5 @@ def test_a_name_ends_wherever_the_name_patterns_end_one() -> None:
 
 
 def test_the_possessive_test_knows_every_spelling_the_pattern_folds_to() -> None:
-    last = "".join(sorted({w[-1] for w in POSSESSIVES}))
-    assert set(regex.findall(f"(?i:[{last}])", ALL)) <= set("yrsYRS\u017f")
+    last = "".join(sorted({w[-1] for w in LEXICON.possessives}))
+    assert all(ch.casefold() in LEXICON.possessive_ends for ch in regex.findall(f"(?i:[{last}])", ALL))

@@ -12,10 +12,12 @@ from scrubber import rulefile
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.detectors.names.shapes import agent_noun
 
+LEXICON = load_names(rulefile.grammar_dir() / "names.yaml")
+
 
 @pytest.fixture(scope="module")
 def detector() -> NameDetector:
-    return NameDetector(load_names(rulefile.grammar_dir() / "names.yaml"))
+    return NameDetector(LEXICON)
 
 
 POSITIVE = [
@@ -170,7 +172,7 @@ def test_look_alikes_of_the_new_shapes(detector: NameDetector, text: str) -> Non
     ],
 )
 def test_agent_nouns_are_roles(word: str) -> None:
-    assert agent_noun(word)
+    assert agent_noun(LEXICON, word)
 
 
 @pytest.mark.parametrize(
@@ -224,4 +226,4 @@ def test_agent_nouns_are_roles(word: str) -> None:
     ],
 )
 def test_first_names_are_no_agent_nouns(word: str) -> None:
-    assert not agent_noun(word)
+    assert not agent_noun(LEXICON, word)

@@ -27,46 +27,14 @@ from scrubber.detectors.names.lines import (
     skip,
     skip_space,
 )
-from scrubber.detectors.names.patterns import (
-    DOTTED_LOWER_TITLES,
-    KIN_ADJECTIVES,
-    KIN_JOINERS,
-    LOWER_TITLES,
-    NAME_OF_RE,
-    POSSESSIVES,
-)
 from scrubber.detectors.names.shapes import ends_name, may_start, trim, uncommon
 from scrubber.detectors.names.triggers import Triggers, continues, phrase
 from scrubber.detectors.patterns import TIMEOUT_CHARS
 
-# The order the contexts are tried in; where two find the same span, the later names it.
-ORDER = (
-    "field",
-    "list_field",
-    "intro",
-    "relation",
-    "record",
-    "greeting",
-    "title",
-    "loose_intro",
-    "sign_same_line",
-    "speaker",
-    "talk",
-    "kin",
-    "bare_field",
-)
-# Contexts of a key and its value: a lower-case name there may be any word ("name: will
-# smith"); in the others it must be none of the common words.
-KEYED = frozenset({"field", "list_field", "record"})
-# Contexts after which the name may end anywhere ("this is Tabitha from ...").
-OPEN_ENDED = frozenset({"intro", "relation", "title", "talk"})
 # Lower-case letters a name may start with after an intro: its particles ("under van der Berg").
 _LEADS = ("v", "d", "l")
 # "the other driver was Hyun-woo Park".
 _IS_WAS = re.compile(r"\s+(?:was|is)\s", re.IGNORECASE)
-_TITLE_HEADS = frozenset(t[:2] for t in LOWER_TITLES)
-# Intros that end in a noun: their name is on the same line ("full name Ana Lucía Jiménez").
-_LABEL_NOUNS = frozenset({"name", "titular", "nombre", "beneficiary", "holder"})
 # A list item's number: "1.", "2)".
 _LIST_NUMBER = re.compile(r"\d{1,3}[.)]")
 Candidate = tuple[int, int, str]
@@ -84,6 +52,8 @@ class Anchors:
         self._lower = frozenset(lexicon.exact.lower)
         # The relations a name may follow without a comma, on a line without capitals.
         self._kin = frozenset(phrase(r) for r in lexicon.lower_relations)
+        # How many first letters of a lower-case title ``title_heads`` holds.
+        self._head = len(next(iter(lexicon.title_heads)))
 
     def names(
         self, text: str, hits: CueHits, closings: list[int], commas: list[int]
@@ -102,7 +72,7 @@ class Anchors:
                 continue
             if mistyped is None:
                 mistyped = self.triggers.mistyped(text, hits)
-            for how in ORDER:
+            for how in self.lex.order:
                 at = starts.get(how)
                 if not at:
                     continue
@@ -115,7 +85,10 @@ class Anchors:
                         # name ("talk to marisol please") are not looked at.
                         if not lower or (
                             is_lower(line(text, s))
-                            and (how in KEYED or uncommon(self.lex, text, s, trim(self.lex, text, s, e)))
+                            and (
+                                how in self.lex.keyed
+                                or uncommon(self.lex, text, s, trim(self.lex, text, s, e))
+                            )
                         ):
                             out.append((s, e, how))
         return out, mistyped
@@ -200,11 +173,11 @@ class Anchors:
             if label_start(text, p) < 0:
                 return
         elif how == "relation":
-            start = _possessive(text, p)
+            start = _possessive(self.lex, text, p)
             if start < 0:
                 return
             if end >= 0:
-                named = NAME_OF_RE.match(text, end)
+                named = self.lex.name_of.match(text, end)
                 if named is not None:
                     end = named.end()
             # After "the", and on a line without capitals, the name follows a comma, or a verb
@@ -222,7 +195,7 @@ class Anchors:
         elif (
             how == "title"
             and text[p].islower()
-            and (text[p:end] not in DOTTED_LOWER_TITLES or text[end : end + 1] != ".")
+            and (text[p:end] not in self.lex.dotted_lower_titles or text[end : end + 1] != ".")
         ):
             # Titles are matched capitalised, or "mr." and "mrs." in lower case on a lower-case
             # line: "30 ms total" has no name.
@@ -241,7 +214,7 @@ class Anchors:
             _file(cased, how, start)
         if how in self._lower and not comma_only:
             if how == "greeting":  # in lower case only before a title: "hello mr. okafor"
-                if i >= 0 and text[i : i + 2].lower() not in _TITLE_HEADS:
+                if i >= 0 and text[i : i + self._head].lower() not in self.lex.title_heads:
                     return
             elif how == "title" and not text[p].islower():
                 return
@@ -310,23 +283,23 @@ def _file(starts: dict[str, list[int]], how: str, start: int) -> None:
         starts[how] = [start]
 
 
-def _possessive(text: str, p: int) -> int:
+def _possessive(lex: NameLexicon, text: str, p: int) -> int:
     """Start of the "my", "our", "his", "her", "their" or "the" before the phrase at ``p``, or -1.
 
-    One of ``KIN_ADJECTIVES`` may stand between ("my late father"); "and" and "additional"
-    stand alone ("and grandpa Tariq Ahmed").
+    One of the kin adjectives may stand between ("my late father"); a kin joiner stands alone
+    ("and grandpa Tariq Ahmed").
     """
-    start = _possessive_word(text, p)
+    start = _possessive_word(lex, text, p)
     if start >= 0:
         return start
     w = _word_before(text, p)
     if w < 0:
         return -1
     word = text[w:p].strip().lower()
-    if word in KIN_JOINERS:
+    if word in lex.kin_joiners:
         return w
-    if word in KIN_ADJECTIVES:
-        return _possessive_word(text, w)
+    if word in lex.kin_adjectives:
+        return _possessive_word(lex, text, w)
     return -1
 
 
@@ -343,17 +316,17 @@ def _word_before(text: str, p: int) -> int:
     return k if k < j and (k == 0 or not text[k - 1].isalnum()) else -1
 
 
-def _possessive_word(text: str, p: int) -> int:
+def _possessive_word(lex: NameLexicon, text: str, p: int) -> int:
     j = p
     while j > 0 and text[j - 1].isspace():
         j -= 1
     if j >= 3 and text[j - 1] in "eE" and text[j - 3 : j].casefold() == "the":
         return j - 3
-    # All of them end in "y", "r" or "s" (or the long s, which the pattern takes for an "s"):
-    # one look rules out most words.
-    if j == p or text[j - 1] not in "yrsYRS\u017f":
+    # One look at the last letter, case-folded as the pattern folds it ("ſ" is an "s"), rules
+    # out most words.
+    if j == p or text[j - 1].casefold() not in lex.possessive_ends:
         return -1
-    for word in POSSESSIVES:
+    for word in lex.possessives:
         k = j - len(word)
         if k >= 0 and text[k:j].casefold() == word and (k == 0 or not text[k - 1].isalnum()):
             return k
@@ -454,14 +427,14 @@ def cancelled(lex: NameLexicon, text: str, s: int, e: int, how: str) -> bool:
         return False
     head = text[max(0, s - 60) : s].lower().replace('"', " ").replace("“", " ").split()
     # A form's label ("Please enter your full name\nSubmit") names no one on the next line.
-    if head and head[-1].rstrip(",") in _LABEL_NOUNS:
+    if head and head[-1].rstrip(",") in lex.label_nouns:
         j = s
         while j > 0 and text[j - 1] in ' \t\r\n"“':
             j -= 1
         if "\n" in text[j:s]:
             return True
     # "I have a cat named Biscuit": an animal's or a thing's word before "named".
-    if len(head) < 2 or head[-1] not in ("named", "called"):
+    if len(head) < 2 or head[-1] not in lex.naming_verbs:
         return False
     noun = head[-3] if head[-2] in ("is", "was") and len(head) >= 3 else head[-2]
     return noun.strip(",") in lex.not_persons

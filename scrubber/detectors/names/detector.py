@@ -7,7 +7,7 @@ import itertools
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
-from scrubber.detectors.names.anchors import OPEN_ENDED, Anchors, Candidate, cancelled
+from scrubber.detectors.names.anchors import Anchors, Candidate, cancelled
 from scrubber.detectors.names.lexicon import NameLexicon
 from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import joins, trim
@@ -46,7 +46,7 @@ class NameDetector:
                 end -= 1
             cut = trim(self.lex, text, start, end)
             # Only where nothing has to follow the name may it be cut short.
-            if cut == end or (how in OPEN_ENDED and cut > start):
+            if cut == end or (how in self.lex.open_ended and cut > start):
                 spans[start, cut] = how
         out = [Finding(s, e, "PERSON", SCORE, f"names:{how}") for (s, e), how in sorted(spans.items())]
         if out:
@@ -79,14 +79,21 @@ class NameDetector:
         low = text.lower()
         if "insert" in low:
             out.extend(records.sql(lex, text, t))
-        if "\n" in text and ("name" in low or "who" in low):
-            out.extend(replies.replies(lex, text, t))
+        if "\n" in text:
+            # Only where a question's word is: a plain loop, cheaper than any() on chat lines.
+            for piece in lex.ask_gate:
+                if piece in low:
+                    out.extend(replies.replies(lex, text, t))
+                    break
         if "\n" in text:
             out.extend(layout.structure(lex, text))
         if commas:
             out.extend(records.person_records(lex, text, t, commas))
-        if ":" in text and replies.may_quote(text):
-            out.extend(replies.wrote(lex, text, t))
+        if ":" in text:
+            for piece in lex.wrote_gate:
+                if piece in text:
+                    out.extend(replies.wrote(lex, text, t))
+                    break
         out.extend(records.more(lex, text, t))
         if not out:
             return out

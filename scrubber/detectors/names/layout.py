@@ -15,15 +15,6 @@ from scrubber.detectors.names.lines import has_digit, line_opened_by, next_line,
 from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import SEPARATORS, may_start, role, shaped
 
-# A signature's contact line: a phone number or an e-mail address, maybe after "Tel:", "M:".
-# Bounded classes on one line: linear.
-_SIG_CONTACT = re.compile(
-    r"[ \t]*(?:(?:tel|phone|mobile|cell|mob|m|t|p|e|email|e-mail)[ \t]*[:.][ \t]*)?"
-    r"(?:\+?[\d(][\d ()./-]{6,24}\d(?:[ \t]*(?:ext\.?|x)[ \t]*\d{1,6})?"
-    r"|[^\s@]{1,64}@[^\s@]{1,255}\.[A-Za-z]{2,24})"
-    r"[ \t\r]*",
-    re.IGNORECASE,
-)
 # The words after a chat label's colon.
 LOG_REST = regex.compile(r"[\p{L}\d][\p{L}\d'’_-]*")
 # A line's speaker label in a transcript: "[22:05] henrike schäfer:", "Avi P.:", "João (support):".
@@ -31,10 +22,6 @@ _LABEL_LINE = regex.compile(
     r"[ \t>]*(?:\[\d{1,2}:\d\d(?::\d\d)?(?:[ \t]?[AaPp][Mm])?\][ \t]*)?"
     r"(?P<who>\p{L}[\p{L}\p{M}'’._\d-]*(?:[ \t]+\p{L}[\p{L}\p{M}'’._\d-]*){0,3})"
     r"(?:[ \t]*\((?P<role>[\p{L} \t]{1,24})\))?[ \t]*:(?:[ \t]+|\r?$)"
-)
-# A street line under a name in an address block: "42 Harbour Street", "Flat 3, 27 Abbey Road".
-_STREET_LINE = regex.compile(
-    r"(?:(?i:flat|apt|apartment|unit|suite|ste)\.?[ \t]*[\w-]{1,5},?[ \t]+)?\d{1,6}[A-Za-z]?,?[ \t]+\p{L}"
 )
 # A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
 # asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
@@ -123,7 +110,7 @@ def log_label(lex: NameLexicon, text: str, s: int, e: int) -> bool:
 def display_names(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """E-mail display names: "From: Chloe Hanna <chloe@...>", '"Oyelaran, Tunde" <t@...>'."""
     if _DISPLAY_HINT.search(text) is not None:
-        for m in lex.exact.cased["display"].finditer(text, timeout=timeout):
+        for m in lex.display.finditer(text, timeout=timeout):
             for s, e in m.spans("n"):
                 yield s, e, "display"
 
@@ -165,9 +152,9 @@ def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:
         # A name line above a street line: "Ana Beatriz Souza\n42 Harbour Street".
         head = text[lines[i][0]]
         if (
-            (head.isdigit() or head in "FfAaUuSs")
+            (head.isdigit() or head in lex.street_heads)
             and not blank(i - 1)
-            and _STREET_LINE.match(text, *lines[i]) is not None
+            and lex.street_line.match(text, *lines[i]) is not None
             and (blank(i - 2) or text[lines[i - 2][1] - 1] == ":")
         ):
             n = named(i - 1, 4, 2)
@@ -194,7 +181,7 @@ def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:
                 w in lex.job_words or w in lex.org_words for w in SEPARATORS.split(nxt.lower().strip(".,|"))
             ):
                 n = named(i)
-            elif _SIG_CONTACT.fullmatch(nxt) is not None:
+            elif lex.sig_contact.fullmatch(nxt) is not None:
                 # A full name over a phone number or an e-mail address ("Wanjiru Kamau\n+44 ...").
                 n = named(i, 3, 2)
             else:

@@ -17,18 +17,13 @@ import regex
 from scrubber.detectors.names.anchors import Candidate
 from scrubber.detectors.names.lexicon import NameLexicon
 from scrubber.detectors.names.lines import label_start, skip
-from scrubber.detectors.names.patterns import PEOPLE_KEYS
 from scrubber.detectors.names.shapes import CAPS_WORD, CASED_WORD, INITIAL, shaped, trim
 
 _SQL = regex.compile(
     r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<cols>[^)]{1,500})\)\s*(?i:values)\s*\((?P<vals>[^)]{1,2000})\)"
 )
 _SQL_VALUE = regex.compile(r"'(?:[^']|'')*'|[^,]+")
-# Cheap hints of the shapes of ``more`` (plain ``re``: a linear scan).
-_XML_HINT = re.compile(
-    r"<(?=[\w:.-]*(?:[Nn]ame|NAME|[Hh]older|[Pp]ayee|[Rr]ecipient|[Bb]eneficiary)\b|[^<>]*\b[Nn]ame=)"
-)
-_BORN_HINT = re.compile(r"\((?i:dob|d\.o\.b|born|b\.|date of birth|aged?)\b")
+# Cheap hints of the shapes of ``more`` (plain ``re``: a linear scan); more in the lexicon.
 _CELL_HINT = re.compile(r"^[ \t]*[^\W\d_][^,\t\n]{0,40},[^,\t\n]{1,40}\t", re.MULTILINE)
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-Ž"
 _TWO_WORDS = re.compile(rf"[{_UPPER}][\w'’.-]*[ \t]+(?:[a-z]+[ \t]+){{0,2}}[{_UPPER}]")
@@ -166,7 +161,7 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
     at: list[tuple[str, int, int]] = []
     size = len(text)
     if "<" in text:
-        at.extend(("xml", m.start(), size) for m in _XML_HINT.finditer(text))
+        at.extend(("xml", m.start(), size) for m in lex.xml_hint.finditer(text))
     # After a colon or a ">" a capital: a key's value ("Our team: Anya ...", "Driver:
     # Beatriz Santos") or a name before contact data ("Customer: Dmitri Volkov, d@...").
     starts: list[int] = []
@@ -186,7 +181,7 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
                 while w > 0 and (text[w - 1].isalnum() or text[w - 1] in "_-"):
                     w -= 1
                 key = text[w:j].lower()
-                if key in PEOPLE_KEYS:
+                if key in lex.people_keys:
                     at.append(("people", w, size))
                 elif key in lex.role_keys and label_start(text, w) >= 0:
                     at.append(("role_key", text.rfind("\n", 0, w) + 1, size))
@@ -223,7 +218,7 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
                 k -= 1
             at.append(("kin_of", k, m.end()))
     if "(" in text:
-        for m in _BORN_HINT.finditer(text):
+        for m in lex.born_hint.finditer(text):
             ls = text.rfind("\n", 0, m.start()) + 1
             at.append(("born", max(ls, m.start() - 120), m.end()))
     if "\t" in text:

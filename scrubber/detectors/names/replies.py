@@ -4,16 +4,12 @@ Blackwood wrote:")."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from scrubber.detectors.names.anchors import Candidate
 from scrubber.detectors.names.lexicon import NameLexicon
 from scrubber.detectors.names.lines import next_line, speaker
 from scrubber.detectors.names.shapes import CASED_WORD, INITIAL, shaped, trim, uncommon
-
-# "On 3/1/25, Trevor Blackwood wrote:", "Le 3 mars 2025, Jean Dupont a écrit :".
-_WROTE = re.compile(r"(?:\bwrote|\ba [ée]crit|\bescribi[óo]|\bha scritto)[ \t]*:|\bschrieb\b")
 
 
 def replies(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
@@ -56,17 +52,12 @@ def replies(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
                 break
 
 
-def may_quote(text: str) -> bool:
-    """Whether a reply's attribution verb may be in the text (a cheap test before ``wrote``)."""
-    return "wrote" in text or "crit" in text or "schrieb" in text or "escri" in text
-
-
 def wrote(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
     "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:"."""
-    for m in _WROTE.finditer(text):
+    for m in lex.wrote.finditer(text):
         s = text.rfind("\n", 0, m.start()) + 1
-        if text[m.start() : m.start() + 1] in "sS":
+        if m.group("after") is not None:
             n = lex.more["wrote_after"].match(text, m.start(), timeout=timeout)
             if n is not None and shaped(lex, text[n.start("n") : n.end("n")].split(), False, 4):
                 yield n.start("n"), n.end("n"), "wrote"

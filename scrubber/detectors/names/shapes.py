@@ -4,7 +4,7 @@ words that cut a candidate short or rule it out (roles, keys, log words, compani
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,24 @@ _NAME_WORD = regex.compile(r"[^\s]+")
 # A character that joins a name word to its neighbour, as the recurrence pattern had it:
 # one character class, so no backtracking.
 _JOINER = regex.compile(r"[\p{L}\d'’-]")
+
+
+@dataclass(frozen=True)
+class Endings:
+    """Word endings, each with the least length of a word that has it (names.yaml)."""
+
+    suffixes: tuple[str, ...]
+    least: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, lengths: Mapping[str, int]) -> Endings:
+        return cls(tuple(lengths), tuple(lengths.items()))
+
+    def end(self, word: str) -> bool:
+        """Whether ``word`` (in lower case) has one of the endings, and the length for it."""
+        return word.endswith(self.suffixes) and any(
+            len(word) >= n and word.endswith(e) for e, n in self.least
+        )
 
 
 @dataclass(frozen=True)
@@ -80,18 +98,14 @@ def trim(lex: NameLexicon, text: str, start: int, end: int) -> int:
 def uncommon(lex: NameLexicon, text: str, start: int, end: int) -> bool:
     """Whether no word of a name found without capitals is a common English word.
 
-    Adverbs of seven letters or more in "-ly" ("actually") and words in "-ing" count as
-    common too ("my husband usually is ...", "customer: checking").
+    Words with one of the lexicon's common endings count as common too: "-ly" adverbs and
+    "-ing" words ("my husband usually is ...", "customer: checking").
     """
     for word in text[start:end].lower().split():
         word = word.strip(".,;:!")
         if word in lex.particles:
             continue
-        if (
-            word in lex.common
-            or (len(word) >= 7 and word.endswith("ly"))
-            or (len(word) >= 5 and word.endswith("ing"))
-        ):
+        if word in lex.common or (word.endswith(lex.lower_endings.suffixes) and lex.lower_endings.end(word)):
             return False
     return True
 
@@ -100,18 +114,14 @@ def shaped(lex: NameLexicon, words: Sequence[str], lower: bool, most: int = 3, l
     """Whether ``words`` are ``least`` to ``most`` name words (initials and particles aside)
     and none is a word of roles, keys, logs, companies or common English."""
     named = 0
+    endings = lex.lower_endings if lower else lex.cased_endings
     for w in words:
         if not lower and INITIAL.fullmatch(w) is not None:
             continue
         if w in lex.particles:
             continue
         low = w.lower()
-        if (
-            low in lex.no_name
-            or low in lex.roles
-            or (len(low) >= 7 and low.endswith("ly"))
-            or (lower and len(low) >= 5 and low.endswith("ing"))
-        ):
+        if low in lex.no_name or low in lex.roles or (low.endswith(endings.suffixes) and endings.end(low)):
             return False
         if (LOWER_WORD if lower else CASED_WORD).fullmatch(w) is None:
             return False
@@ -125,57 +135,23 @@ def role(lex: NameLexicon, label: str) -> bool:
     low = " ".join(label.lower().split())
     if low in lex.roles or "_" in low or any(c.isdigit() for c in low):
         return True
-    if " " not in low and (agent_noun(low) or header_key(low)):
+    if " " not in low and (agent_noun(lex, low) or header_key(lex, low)):
         return True
     # Letters typed twice count as once ("Customeer", "Aggent").
     return all(w in lex.roles or TWICE.sub(r"\1", w) in lex.roles for w in SEPARATORS.split(low) if w)
 
 
-# Endings of English agent nouns that first names and surnames hardly have, with the length a
-# word needs: "Preparer", "Pharmacist", "Coordinator", "Applicant", "Adjuster" (not "Peter",
-# "Oliver", "Heather", "Vincent", "Victor", "Marian", "Lucian", "Miller", "Meyer", "Sylvester").
-_AGENT_ENDINGS = (
-    ("rer", 6),
-    ("ist", 5),
-    ("ator", 6),
-    ("itor", 6),
-    ("ssor", 6),
-    ("eer", 6),
-    ("uster", 7),
-    ("ee", 7),
-    ("cian", 7),
-    ("ant", 7),
-    ("arian", 8),
-    ("ent", 8),
-    ("ctor", 8),
-)
-# Words of HTTP and mail headers: "Content-Type:", "Accept-Language:", "X-Request-Id:".
-_HEADER_WORDS = frozenset(
-    SEPARATORS.split(
-        "content type length encoding accept language request id user agent cache control forwarded "
-        "for host origin referer referrer authorization cookie set connection keep alive transfer "
-        "range etag modified since match none retry after location vary via server trace "
-        "correlation api key token real ip proto frame options security policy strict transport "
-        "powered by rate limit remaining reset upgrade expect date expires pragma www authenticate "
-        "dnt sec fetch mode site dest disposition message mime version reply return path received "
-        "priority mailer spam status tenant session client span parent"
-    )
-)
-
-
-def agent_noun(word: str) -> bool:
+def agent_noun(lex: NameLexicon, word: str) -> bool:
     """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
-    return word not in ("desiree", "christ") and any(
-        len(word) >= n and word.endswith(end) for end, n in _AGENT_ENDINGS
-    )
+    return word not in lex.not_agent_nouns and lex.agent_endings.end(word)
 
 
-def header_key(word: str) -> bool:
+def header_key(lex: NameLexicon, word: str) -> bool:
     """Whether a hyphenated label is a header's key ("content-type", "x-request-id")."""
     parts = word.split("-")
     if len(parts) < 2:
         return False
-    return parts[0] == "x" or len(parts) >= 3 or any(p in _HEADER_WORDS for p in parts)
+    return parts[0] == "x" or len(parts) >= 3 or any(p in lex.header_words for p in parts)
 
 
 def may_start(text: str, i: int, lower: bool) -> bool:
