@@ -10,6 +10,7 @@ from scrubber.detectors.addresses import AddressDetector, load_address_grammar
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.names import NameDetector, load_names
+from scrubber.detectors.names.model import NameModelDetector, load_model
 from scrubber.detectors.patterns import PatternDetector, load_patterns
 from scrubber.detectors.tables import TableDetector
 
@@ -25,6 +26,8 @@ def build_detectors(
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
     if "PERSON" in entities and (root / "names.yaml").is_file():
         detectors.append(NameDetector(load_names(root / "names.yaml"), timeout=regex_timeout))
+    if "PERSON" in entities and (root / "name_model.yaml").is_file():
+        detectors.append(NameModelDetector(load_model(root)))
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
             AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)

@@ -12,13 +12,18 @@ import pytest
 CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 
 # name: (recall, precision, hard-negative records flagged, leak rate): floors and ceilings a
-# little below what was reached on 2026-11-25 (a: 0.936 / 0.998 / 0 / 0.061; b: 0.936 / 0.994 /
-# 0 / 0.055; c: 0.854 / 0.982 / 1 / 0.123; c scored 0.830 / 0.970 / 5 / 0.146 when it was first
-# run, before anything was changed for it).
+# little below what was reached. On 2026-11-25: a 0.936 / 0.998 / 0 / 0.061; b 0.936 / 0.994 /
+# 0 / 0.055; c 0.854 / 0.982 / 1 / 0.123 (c scored 0.830 / 0.970 / 5 / 0.146 when it was first
+# run, before anything was changed for it). On 2026-11-27, with the name model (names without a
+# cue; it trades a little precision for recall): a 0.964 / 0.984 / 7 / 0.027; b 0.964 / 0.983 /
+# 1 / 0.027; c 0.937 / 0.966 / 4 / 0.050; d 0.856 / 0.960 / 13 / 0.140 (d: 0.725 / 0.984 / 4 /
+# 0.266 before); informal-names-test, PERSON only, 0.526 / 0.959 / 7 / 0.471 (0.010 before).
 FLOORS = {
-    "inhouse-a": (0.92, 0.99, 2, 0.08),
-    "inhouse-b": (0.92, 0.98, 2, 0.07),
-    "inhouse-c": (0.83, 0.96, 3, 0.14),
+    "inhouse-a": (0.95, 0.975, 8, 0.035),
+    "inhouse-b": (0.95, 0.975, 2, 0.035),
+    "inhouse-c": (0.92, 0.955, 5, 0.06),
+    "inhouse-d": (0.84, 0.95, 15, 0.15),
+    "informal-names-test": (0.50, 0.94, 9, 0.50),
 }
 
 

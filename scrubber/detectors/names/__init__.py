@@ -11,6 +11,9 @@ announce; ``layout`` (signatures, transcripts, chat labels, address blocks), ``r
 (answers to "who am I speaking with?", "... wrote:") and ``records`` (records, lists, keys,
 XML, SQL) read the shape of the message; ``shapes`` says what a name looks like, ``lines``
 where a message's lines are. ``detector`` puts them together.
+
+``model`` finds the names no context announces (a logistic model over word statistics and the
+line around a word, grammar/name_model.yaml); ``build`` makes its lexicon and fits its weights.
 """
 
 from scrubber.detectors.names.detector import SCORE, NameDetector

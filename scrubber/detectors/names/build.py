@@ -1,0 +1,249 @@
+"""Builds the name model's data: the lexicon from public word lists, the weights from labelled text.
+
+    pip install -e '.[names-build]'        # spacy-lookups-data and Faker: only to rebuild
+    python -m scrubber.detectors.names.build lexicon   # -> grammar/name_lexicon.tsv.gz
+    python -m scrubber.detectors.names.build fit CORPUS.jsonl ...   # -> grammar/name_weights.yaml
+
+Neither runs in the service; the service reads the two files. The lexicon's sources:
+
+- spaCy's English lexeme tables (``spacy-lookups-data``, MIT): for about a million word forms,
+  the log probability of each spelling (``Emma`` and ``emma`` apart) and its Brown cluster,
+  both measured on a large corpus of informal English;
+- Faker's person-name lists (MIT), given names and surnames of some seventy locales, and the
+  US Census 1990 name lists shipped in the ``names`` package (MIT; 88,799 surnames, 5,494
+  given names), which also say which clusters are clusters of names.
+
+The weights are a logistic regression over the features ``NameModelDetector.candidates``
+gives each word, a word inside a labelled PERSON span being a positive example.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib
+import json
+import math
+import pkgutil
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from scrubber import rulefile
+from scrubber.detectors.names.model import WORD, Lexeme, NameModel, NameModelDetector, load_model
+
+# Spellings rarer than this (natural log probability) are left out: they behave like words the
+# lexicon never saw, and leaving them out keeps the table small.
+MIN_LOG_PROB = -17.5
+UNSEEN = -21.0
+# A cluster of at least this many capitalised words, few of them names, is a cluster of other
+# proper nouns (places, months, brands).
+MIXED_CLUSTER_SIZE = 200
+MIXED_CLUSTER_NAMES = 0.15
+L2 = 1e-3
+
+
+def _faker_names() -> tuple[set[str], set[str]]:
+    import faker.providers.person as people
+
+    given: set[str] = set()
+    surnames: set[str] = set()
+    for mod in pkgutil.iter_modules(people.__path__):
+        provider = getattr(importlib.import_module(f"{people.__name__}.{mod.name}"), "Provider", None)
+        if provider is None:
+            continue
+        for attr, into in (
+            ("first_names", given),
+            ("first_names_male", given),
+            ("first_names_female", given),
+            ("first_names_nonbinary", given),
+            ("last_names", surnames),
+        ):
+            names = getattr(provider, attr, None)
+            if isinstance(names, dict | list | tuple | set | frozenset):
+                into.update(n.lower() for n in names if isinstance(n, str) and WORD.fullmatch(n))
+    return given, surnames
+
+
+def _census_names() -> tuple[set[str], set[str]]:
+    from importlib.resources import files
+
+    def read(name: str) -> set[str]:
+        text = (files("names") / name).read_text(encoding="utf-8")
+        return {line.split()[0].lower() for line in text.splitlines() if line.strip()}
+
+    return read("dist.male.first") | read("dist.female.first"), read("dist.all.last")
+
+
+def _lookups(table: str) -> dict[str, float]:
+    from importlib.resources import files
+
+    path = files("spacy_lookups_data") / "data" / f"en_lexeme_{table}.json.gz"
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
+        data: dict[str, float] = json.load(f)
+    return data
+
+
+# Words capitalised less often than this (log odds) that no list knows as a name are ordinary.
+ORDINARY_BELOW = -1.0
+
+
+def build_lexicon() -> tuple[list[tuple[str, Lexeme]], list[str]]:
+    """Words that may be names with their statistics, and ordinary words by frequency."""
+    prob = _lookups("prob")
+    cluster = _lookups("cluster")
+    given, surnames = _faker_names()
+    census_given, census_surnames = _census_names()
+    # Faker's lists are kept whole; the Census lists only for names seen often enough to have
+    # statistics (most of its 88,799 surnames are too rare to tell the model anything that
+    # "unknown" does not).
+    listed = given | surnames
+    given |= census_given
+    surnames |= census_surnames
+    members: Counter[float] = Counter()
+    named: Counter[float] = Counter()
+    for word, c in cluster.items():
+        if word[:1].isupper() and word[1:].islower():
+            members[c] += 1
+            if word.lower() in given or word.lower() in surnames:
+                named[c] += 1
+    keys = {w.lower() for w in prob if WORD.fullmatch(w)} | listed
+    out = []
+    ordinary: list[tuple[float, str]] = []
+    for key in sorted(keys):
+        cap = key[:1].upper() + key[1:]
+        p_cap = prob.get(cap, UNSEEN)
+        p_low = prob.get(key, UNSEEN)
+        if max(p_cap, p_low) < MIN_LOG_PROB and key not in listed:
+            continue
+        proper = max(-6.0, min(6.0, p_cap - p_low))
+        if proper < ORDINARY_BELOW and key not in given and key not in surnames:
+            ordinary.append((-max(p_cap, p_low), key))
+            continue
+        cid = cluster.get(cap)
+        share: float | None = None
+        mixed = False
+        if cid is not None and cid != 0 and members[cid]:
+            share = (named[cid] + 1) / (members[cid] + 10)
+            mixed = members[cid] >= MIXED_CLUSTER_SIZE and share < MIXED_CLUSTER_NAMES
+        out.append(
+            (
+                key,
+                Lexeme(
+                    proper=proper,
+                    given=key in given,
+                    surname=key in surnames,
+                    cluster=None if share is None else math.log(share / (1 - share)),
+                    common=max(0.0, p_low - UNSEEN) / 10,
+                    mixed_cluster=mixed,
+                ),
+            )
+        )
+    return out, [w for _, w in sorted(ordinary)]
+
+
+def write_lexicon(entries: Iterable[tuple[str, Lexeme]], ordinary: Iterable[str], path: Path) -> int:
+    n = 0
+    # mtime=0: the same input gives the same bytes.
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+        gz.write(b"# word\tproper\tgiven\tsurname\tcluster\tcommon\tmixed_cluster\n")
+        for word, x in entries:
+            cluster = "" if x.cluster is None else f"{x.cluster:.2f}"
+            line = (
+                f"{word}\t{x.proper:.2f}\t{int(x.given)}\t{int(x.surname)}\t{cluster}"
+                f"\t{x.common:.2f}\t{int(x.mixed_cluster)}\n"
+            )
+            gz.write(line.encode("utf-8"))
+            n += 1
+        gz.write(b"# ordinary words, the most frequent first\n")
+        for word in ordinary:
+            gz.write(word.encode("utf-8") + b"\n")
+            n += 1
+    return n
+
+
+def examples(
+    detector: NameModelDetector, corpora: Sequence[Path]
+) -> tuple[list[dict[str, float]], list[int]]:
+    """Every candidate word of every record, labelled 1 inside a PERSON span and 0 elsewhere."""
+    xs: list[dict[str, float]] = []
+    ys: list[int] = []
+    for path in corpora:
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                spans = [(s["start"], s["end"]) for s in record["spans"] if s["entity"] == "PERSON"]
+                for c in detector.candidates(record["text"]):
+                    xs.append(c.features)
+                    ys.append(int(any(a <= c.start and c.end <= b for a, b in spans)))
+    return xs, ys
+
+
+def fit(xs: list[dict[str, float]], ys: list[int], *, l2: float = L2, steps: int = 30) -> dict[str, float]:
+    """Logistic regression by Newton's method with an L2 penalty: deterministic, exact."""
+    import numpy as np
+
+    names = sorted({k for x in xs for k in x})
+    index = {k: i for i, k in enumerate(names)}
+    a = np.zeros((len(xs), len(names)))
+    for row, x in enumerate(xs):
+        for k, v in x.items():
+            a[row, index[k]] = v
+    y = np.asarray(ys, dtype=float)
+    w = np.zeros(len(names))
+    n = len(ys)
+    penalty = l2 * np.eye(len(names))
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -30, 30)))
+        grad = a.T @ (p - y) / n + l2 * w
+        hess = (a.T * (p * (1 - p))) @ a / n + penalty
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return {k: round(float(w[i]), 4) for k, i in index.items()}
+
+
+def write_weights(weights: dict[str, float], path: Path, corpora: Sequence[Path]) -> None:
+    lines = [
+        "# The name model's weights (generated: do not edit; see grammar/name_model.yaml):",
+        "# a logistic regression over the features of scrubber/detectors/names/model.py, fitted by",
+        "# `python -m scrubber.detectors.names.build fit` on "
+        + ", ".join(f"tests/data/corpora/{p.name}" for p in corpora)
+        + ".",
+        "weights:",
+    ]
+    lines += [f"  {k}: {v}" for k, v in sorted(weights.items(), key=lambda kv: (-abs(kv[1]), kv[0]))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m scrubber.detectors.names.build", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("lexicon", help="build grammar/name_lexicon.tsv.gz")
+    p_fit = sub.add_parser("fit", help="fit grammar/name_weights.yaml on labelled JSONL corpora")
+    p_fit.add_argument("corpora", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    root = rulefile.grammar_dir()
+    if args.command == "lexicon":
+        names, ordinary = build_lexicon()
+        n = write_lexicon(names, ordinary, root / "name_lexicon.tsv.gz")
+        print(f"{n} words -> {root / 'name_lexicon.tsv.gz'}")
+        return 0
+    model = load_model(root)
+    # Features do not depend on the weights: any model over the same lexicon gives them.
+    unfitted = NameModel(model.lexicon, model.words, {}, threshold=model.threshold, extend=model.extend)
+    xs, ys = examples(NameModelDetector(unfitted), args.corpora)
+    weights = fit(xs, ys)
+    write_weights(weights, root / "name_weights.yaml", args.corpora)
+    print(f"{len(ys)} words, {sum(ys)} in names, {len(weights)} weights -> {root / 'name_weights.yaml'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,647 @@
+"""Names without an announcing phrase: a small linear model over lexicon statistics.
+
+Rules find a name where a phrase announces it ("my name is", "Dear", a signature). This model
+finds the rest: "Customer John Smith called", "wow emma and kaite are so funny", "Okafor's
+new novel". Each word that may be a name is scored by a logistic model whose features say
+
+- how the word is used in English at large: how often it is written capitalised rather than
+  in lower case (a proper noun), how common it is in lower case (an ordinary word), and what
+  share of its distributional word cluster are known given names and surnames;
+- whether it is a known given name or surname (lists of many languages);
+- its context: sentence start, a title before it, a preposition of place or a person word
+  before it, a possessive after it, digits or code punctuation around it, name-like
+  neighbours, a street, company or place word after it.
+
+The statistics and the weights are data (``grammar/name_lexicon.tsv.gz``,
+``grammar/name_model.yaml``), built and fitted by ``python -m scrubber.detectors.names.build``
+from public word lists and our own labelled text. Adjacent name words form one name.
+
+Speed: most messages hold no word that could reach the threshold whatever its context; one
+scan over the words (a set look-up each) says so, and only the words that can matter are
+scored.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import math
+import re
+import zlib
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from scrubber import rulefile
+from scrubber.findings import Finding
+
+# A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
+# a possessive is not part of it ("Trump's" is "Trump").
+WORD = re.compile(r"[^\W\d_]+(?:(?:['’](?![sS]\b)|-)[^\W\d_]+)*")
+# Contractions are ordinary words whatever their first part ("don't", "she'd", "Would've").
+CONTRACTION = re.compile(r"['’](?:[dmt]|ve|ll|re)$", re.IGNORECASE)
+# Findings of the model stay below the rules' scores: where both find a value, the rule's
+# span and entity win.
+MAX_SCORE = 0.8
+# Ordinary words looked up in a set rather than by their checksum: the most frequent ones.
+FAST_ORDINARY = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Lexeme:
+    """What the lexicon knows of a word that may be a name (lower-cased)."""
+
+    proper: float  # log odds of the capitalised spelling against the lower-case one, within +-6
+    given: bool  # a known given name
+    surname: bool  # a known surname
+    cluster: float | None  # log odds that a capitalised word of its cluster is a name
+    common: float  # how common the lower-case spelling is: 0 (unseen) .. ~2 ("the")
+    mixed_cluster: bool  # its cluster is large and mostly not names (places, months, brands)
+
+    @staticmethod
+    def unpack(code: int) -> Lexeme:
+        cluster = code >> 16 & 0xFF
+        return Lexeme(
+            proper=(code & 0x7F) / 10 - 6,
+            common=(code >> 7 & 0x1FF) / 100,
+            cluster=None if cluster == 0 else (cluster - 1) / 10 - 8,
+            given=bool(code >> 24 & 1),
+            surname=bool(code >> 25 & 1),
+            mixed_cluster=bool(code >> 26 & 1),
+        )
+
+
+KINDS = ("cap", "upper", "low")
+# In memory each word's statistics are one int (a dict of objects would take five times
+# more): bits 0-6 proper, 7-15 common, 16-23 cluster, 24-26 given, surname, mixed cluster;
+# above them the model's flags: the word can reach the lower bar in a shape (EXTEND_BIT + the
+# shape's index in KINDS), or the threshold (SEED_BIT + index).
+EXTEND_BIT = 27
+SEED_BIT = 30
+
+
+def pack(columns: Mapping[str, npt.NDArray[np.float64]]) -> npt.NDArray[np.int64]:
+    """The codes of many words at once (``unpack`` reads one back)."""
+    cluster = columns["cluster"]
+    has = ~np.isnan(cluster)
+    cluster_code = np.where(has, 1 + np.round((np.clip(np.nan_to_num(cluster), -8, 8) + 8) * 10), 0)
+    return (
+        np.round((np.clip(columns["proper"], -6, 6) + 6) * 10).astype(np.int64)
+        | np.round(np.clip(columns["common"], 0, 3) * 100).astype(np.int64) << 7
+        | cluster_code.astype(np.int64) << 16
+        | columns["given"].astype(np.int64) << 24
+        | columns["surname"].astype(np.int64) << 25
+        | columns["mixed_cluster"].astype(np.int64) << 26
+    )
+
+
+def unpack_many(codes: npt.NDArray[np.int64]) -> dict[str, npt.NDArray[np.float64]]:
+    cluster = (codes >> 16 & 0xFF).astype(float)
+    return {
+        "proper": (codes & 0x7F) / 10 - 6,
+        "common": (codes >> 7 & 0x1FF) / 100,
+        "cluster": np.where(cluster == 0, np.nan, (cluster - 1) / 10 - 8),
+        "given": (codes >> 24 & 1).astype(float),
+        "surname": (codes >> 25 & 1).astype(float),
+        "mixed_cluster": (codes >> 26 & 1).astype(float),
+    }
+
+
+class Lexicon:
+    """Words that may be names, with their statistics; ordinary words (known, never names);
+    everything else is unknown (rare words, typos, names the lists lack)."""
+
+    def __init__(self, names: Mapping[str, int], ordinary: list[str]) -> None:
+        self.names = dict(names)
+        # Ordinary words as a sorted array of CRC-32 checksums: 4 bytes a word instead of ~90
+        # for a set of strings; the most frequent in a set, looked up faster. A rare collision
+        # makes an unknown word ordinary.
+        self._fast = frozenset(ordinary[:FAST_ORDINARY])
+        self._sums = array("I", sorted({zlib.crc32(w.encode()) for w in ordinary}))
+
+    def with_codes(self, names: dict[str, int]) -> Lexicon:
+        """The same ordinary words, with ``names`` as the table of name-like words."""
+        other = Lexicon.__new__(Lexicon)
+        other.names, other._fast, other._sums = names, self._fast, self._sums
+        return other
+
+    def get(self, word: str) -> Lexeme | None:
+        code = self.names.get(word)
+        return None if code is None else Lexeme.unpack(code)
+
+    def ordinary(self, word: str) -> bool:
+        if word in self._fast:
+            return True
+        s = zlib.crc32(word.encode())
+        i = bisect_left(self._sums, s)
+        return i < len(self._sums) and self._sums[i] == s
+
+
+COLUMNS = ("proper", "given", "surname", "cluster", "common", "mixed_cluster")
+
+
+def read_lexicon(path: Path) -> Lexicon:
+    """The lexicon file: ``word<TAB>statistics`` lines (COLUMNS) for the words that may be
+    names, then, after a ``# ordinary`` line, ordinary words, the most frequent first."""
+    words: list[str] = []
+    # Column by column, as arrays of doubles: a list of rows would hold ~40 MB of strings.
+    columns = {name: array("d") for name in COLUMNS}
+    cols = [columns[name] for name in COLUMNS]
+    ordinary: list[str] = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("# ordinary"):
+                ordinary = f.read().splitlines()
+                break
+            if line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != len(COLUMNS) + 1:
+                raise ValueError(f"every line needs {len(COLUMNS) + 1} tab-separated fields: {line[:40]!r}")
+            words.append(fields[0])
+            for col, value in zip(cols, fields[1:], strict=True):
+                col.append(float(value) if value else math.nan)
+    codes = pack({name: np.frombuffer(col, dtype=float) for name, col in columns.items()})
+    return Lexicon(dict(zip(words, codes.tolist(), strict=True)), ordinary)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextWords:
+    """Small closed classes of words around a name (``context`` in grammar/name_model.yaml)."""
+
+    titles: frozenset[str]  # "Dr. Adeyemi"
+    place_before: frozenset[str]  # "in Paris"
+    person_before: frozenset[str]  # "met Priya", "thanks Omar"
+    dates: frozenset[str]  # months and weekdays: "Mar 12", "June"
+    place_words: frozenset[str]  # "Hale Street", "Grant Industries": a place's or a company's
+    place_starts: frozenset[str]  # "San Diego", "New York"
+
+
+# ", NC 27684" / ", CA": a city before a state or province code.
+STATE_AFTER = re.compile(r",? [A-Z]{2}\b(?!['’])")
+SENTENCE_END = frozenset('.!?:;"|>*#\n')
+CODE_AFTER = frozenset("=_.(/[{<@")
+CODE_BEFORE = frozenset("_/=.<$#@{[\\")
+
+
+def word_kind(word: str) -> str | None:
+    """``cap`` (Xxxx, McDonald), ``upper`` (XXXX), ``low`` (xxxx), or None (iPhone, eBay,
+    contractions)."""
+    if ("'" in word or "’" in word) and CONTRACTION.search(word):
+        return None
+    if word.isupper():
+        return "upper" if len(word) > 1 else "cap"
+    if word[0].isupper():
+        return "cap"
+    return "low" if word.islower() else None
+
+
+def lexical(word: str, kind: str, lexicon: Lexicon, words: ContextWords) -> dict[str, float]:
+    """The features of a word that do not depend on its context."""
+    key = word.lower()
+    entry = lexicon.get(key)
+    f: dict[str, float] = {"bias": 1.0, "k_" + kind: 1.0}
+    if kind == "cap" and any(c.isupper() for c in word[1:]):
+        f["inner_capital"] = 1.0
+    if key in words.dates:
+        f["month"] = 1.0
+    if entry is None:
+        if lexicon.ordinary(key):
+            f["ordinary"] = 1.0
+        else:
+            f["unknown"] = 1.0
+            if _compound(key, lexicon):
+                f["compound"] = 1.0
+        return f
+    f["proper"] = entry.proper / 6.0
+    f["common"] = entry.common
+    if entry.given:
+        f["given"] = 1.0
+    if entry.surname:
+        f["surname"] = 1.0
+    if entry.given and entry.surname:
+        f["given_surname"] = 1.0
+    if entry.cluster is None:
+        f["no_cluster"] = 1.0
+    else:
+        f["cluster"] = entry.cluster / 4.0
+    if entry.mixed_cluster:
+        f["mixed_cluster"] = 1.0
+    if kind == "low":
+        # A lower-case name needs other evidence than a capitalised one: its own weights.
+        f["low_proper"] = f["proper"]
+        f["low_common"] = f["common"]
+        if entry.given or entry.surname:
+            f["low_name"] = 1.0
+    return f
+
+
+# How much context may lift a word, at most, in practice: a word whose own features stay
+# more than this under a bar is not scored (exhaustive scoring finds the same names in our
+# corpora; see tests/unit/test_name_model.py).
+LIFT = 2.5
+
+
+def _compound(word: str, lexicon: Lexicon) -> bool:
+    """Whether an unknown word is two ordinary words run together ("harbourline",
+    "parcelwise", "webhook"): brands and products are made that way, names rarely."""
+    return any(lexicon.ordinary(word[:i]) and lexicon.ordinary(word[i:]) for i in range(3, len(word) - 2))
+
+
+class NameModel:
+    """The lexicon, the weights and the two bars; ``score`` turns features into a probability."""
+
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        words: ContextWords,
+        weights: Mapping[str, float],
+        *,
+        threshold: float,
+        extend: float,
+    ) -> None:
+        self.lexicon = lexicon
+        self.words = words
+        self.weights = dict(weights)
+        self.threshold = threshold
+        self.extend = extend
+        seed_bar = _logit(threshold) - LIFT
+        extend_bar = _logit(extend) - LIFT
+        # Which words can be scored at all, in which shape: two bits per shape on each entry.
+        keys = list(lexicon.names)
+        codes = np.fromiter(lexicon.names.values(), dtype=np.int64, count=len(keys)) & ((1 << EXTEND_BIT) - 1)
+        longer = np.array([len(w) > 1 for w in keys])
+        for bit, kind in enumerate(KINDS):
+            z = self.lexical_scores(keys, codes, kind)
+            codes |= (z >= extend_bar).astype(np.int64) << (EXTEND_BIT + bit)
+            codes |= ((z >= seed_bar) & longer).astype(np.int64) << (SEED_BIT + bit)
+        # A copy: another model over the same lexicon (fitting makes one) keeps its own flags.
+        self.lexicon = lexicon = lexicon.with_codes(dict(zip(keys, codes.tolist(), strict=True)))
+        # Whether a word the lexicon does not know can matter at all, by its shape.
+        unknown = {
+            k: self.linear({"bias": 1.0, "k_" + k: 1.0, "unknown": 1.0}) for k in ("cap", "upper", "low")
+        }
+        self.unknown_seeds = {k: v >= seed_bar for k, v in unknown.items()}
+        self.unknown_extends = {k: v >= extend_bar for k, v in unknown.items()}
+
+    def lexical_scores(
+        self, words: list[str], codes: npt.NDArray[np.int64], kind: str
+    ) -> npt.NDArray[np.float64]:
+        """``linear(lexical(word))`` of each word written in the given shape, over arrays
+        (scoring ~80,000 words one by one would take seconds at start-up)."""
+        w = self.weights.get
+        c = unpack_many(codes)
+        has_cluster = ~np.isnan(c["cluster"])
+        proper = c["proper"] / 6.0
+        name = np.maximum(c["given"], c["surname"])
+        z = (
+            w("bias", 0.0)
+            + w("k_" + kind, 0.0)
+            + w("month", 0.0) * np.array([x in self.words.dates for x in words], dtype=float)
+            + w("proper", 0.0) * proper
+            + w("common", 0.0) * c["common"]
+            + w("given", 0.0) * c["given"]
+            + w("surname", 0.0) * c["surname"]
+            + w("given_surname", 0.0) * c["given"] * c["surname"]
+            + w("no_cluster", 0.0) * ~has_cluster
+            + w("cluster", 0.0) * np.where(has_cluster, np.nan_to_num(c["cluster"]) / 4.0, 0.0)
+            + w("mixed_cluster", 0.0) * c["mixed_cluster"]
+        )
+        if kind == "low":
+            z = (
+                z
+                + w("low_proper", 0.0) * proper
+                + w("low_common", 0.0) * c["common"]
+                + w("low_name", 0.0) * name
+            )
+        if kind == "cap":
+            # Inner capitals ("McDonald") are not in the lower-cased key: count them where they
+            # can only raise the score, so that this stays a bound.
+            z = z + max(0.0, w("inner_capital", 0.0))
+        return np.asarray(z, dtype=float)
+
+    def linear(self, features: Mapping[str, float]) -> float:
+        w = self.weights
+        return sum(w.get(k, 0.0) * x for k, x in features.items())
+
+    def score(self, features: Mapping[str, float]) -> float:
+        z = self.linear(features)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def load_model(root: Path | None = None) -> NameModel:
+    """The model in ``grammar/`` (read once per process: it is read-only); a missing or
+    malformed file is a RuleError naming it."""
+    return _load_model(root or rulefile.grammar_dir())
+
+
+CONTEXT_KEYS = ("titles", "place_before", "person_before", "dates", "place_words", "place_starts")
+
+
+@functools.lru_cache(maxsize=4)
+def _load_model(root: Path) -> NameModel:
+    path = root / "name_model.yaml"
+    cfg = rulefile.load(path)
+    try:
+        threshold, extend = float(cfg["threshold"]), float(cfg["extend"])
+        context = cfg["context"]
+        words = ContextWords(**{k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS})
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise rulefile.RuleError(path, None, f"malformed name model: missing or bad {exc}") from exc
+    if not 0 < extend <= threshold < 1:
+        raise rulefile.RuleError(path, None, "need 0 < extend <= threshold < 1")
+    weights_path = root / "name_weights.yaml"
+    raw = rulefile.load(weights_path)
+    try:
+        weights = {str(k): float(v) for k, v in raw["weights"].items() if k != rulefile.LINE_KEY}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise rulefile.RuleError(weights_path, None, f"malformed weights: {exc}") from exc
+    lexicon_path = root / "name_lexicon.tsv.gz"
+    try:
+        lexicon = read_lexicon(lexicon_path)
+    except (OSError, ValueError, EOFError) as exc:
+        raise rulefile.RuleError(lexicon_path, None, f"cannot read the name lexicon: {exc}") from exc
+    return NameModel(lexicon, words, weights, threshold=threshold, extend=extend)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A word that may be (part of) a name, with its features."""
+
+    start: int
+    end: int
+    features: dict[str, float]
+
+
+class NameModelDetector:
+    """PERSON where the name model scores a run of name-like words over its threshold."""
+
+    name = "name_model"
+    entities = frozenset({"PERSON"})
+
+    def __init__(self, model: NameModel) -> None:
+        self.model = model
+
+    def detect(self, text: str) -> list[Finding]:
+        seeds = self._seeds(text)
+        if not seeds:
+            return []
+        # A name never spans lines, and a word's context is its line: only the lines where a
+        # seed stands as a word of its own (not inside an address or an identifier) are scored.
+        lines: set[tuple[int, int]] = set()
+        for w in seeds:
+            s = text.find(w)
+            while s >= 0:
+                e = s + len(w)
+                if not _joined_before(text, s) and not _joined_after(text, e) and not _in_code(text, s, e):
+                    b = text.find("\n", e)
+                    lines.add((text.rfind("\n", 0, s) + 1, len(text) if b < 0 else b))
+                s = text.find(w, e)
+        out: list[Finding] = []
+        for a, b in sorted(lines):
+            cands = self._line_candidates(text, a, b, only_relevant=True)
+            scored = [(c, self.model.score(c.features)) for c in cands]
+            out.extend(self._runs(text, scored))
+        return out
+
+    def candidates(self, text: str) -> list[Candidate]:
+        """Every word that may be part of a name, with its features (for fitting the model)."""
+        out: list[Candidate] = []
+        for a, b in _lines(text):
+            out.extend(self._line_candidates(text, a, b, only_relevant=False))
+        return out
+
+    def _seeds(self, text: str) -> set[str]:
+        """The words that could reach the threshold in the best of contexts."""
+        m = self.model
+        names = m.lexicon.names
+        ordinary = m.lexicon.ordinary
+        unknown_cap, unknown_upper, unknown_low = (m.unknown_seeds[k] for k in ("cap", "upper", "low"))
+        cap, upper, low = (1 << (SEED_BIT + i) for i in range(3))
+        out: set[str] = set()
+        for w in WORD.findall(text):
+            if ("'" in w or "’" in w) and CONTRACTION.search(w):
+                continue
+            if w[0].isupper():
+                k = w.lower()
+                code = names.get(k)
+                if code is None:
+                    if len(w) > 1 and (unknown_upper if w.isupper() else unknown_cap) and not ordinary(k):
+                        out.add(w)
+                elif code & (upper if w.isupper() else cap):
+                    out.add(w)
+            else:
+                code = names.get(w)
+                if code is None:
+                    if unknown_low and len(w) > 1 and not ordinary(w):
+                        out.add(w)
+                elif code & low:
+                    out.add(w)
+        return out
+
+    def _relevant(self, word: str, kind: str) -> bool:
+        """Whether the word can reach the lower bar in the best of contexts."""
+        m = self.model
+        k = word.lower()
+        code = m.lexicon.names.get(k)
+        if code is not None:
+            return bool(code >> (EXTEND_BIT + KINDS.index(kind)) & 1)
+        return m.unknown_extends[kind] and not m.lexicon.ordinary(k)
+
+    def _runs(self, text: str, scored: list[tuple[Candidate, float]]) -> Iterator[Finding]:
+        """A name is a run of adjacent candidates (one space or a hyphen apart) whose best word
+        scores over the threshold and whose other words over the lower ``extend`` bar."""
+        th, ext = self.model.threshold, self.model.extend
+        i = 0
+        while i < len(scored):
+            if scored[i][1] < th:
+                i += 1
+                continue
+            a = i
+            while a > 0 and scored[a - 1][1] >= ext and _adjacent(text, scored[a - 1][0], scored[a][0]):
+                a -= 1
+            b = i
+            while (
+                b + 1 < len(scored)
+                and scored[b + 1][1] >= ext
+                and _adjacent(text, scored[b][0], scored[b + 1][0])
+            ):
+                b += 1
+            i = b + 1
+            if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
+                continue
+            best = max(p for _, p in scored[a : b + 1])
+            yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
+
+    def _line_candidates(self, text: str, a: int, b: int, *, only_relevant: bool) -> list[Candidate]:
+        lex = self.model.lexicon
+        words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, a, b)]
+        kinds = [word_kind(w) for _, _, w in words]
+        line = _Line(text, a, b, words, kinds)
+        out: list[Candidate] = []
+        for i, ((s, e, w), kind) in enumerate(zip(words, kinds, strict=True)):
+            if kind is None or (only_relevant and not self._relevant(w, kind)) or _in_code(text, s, e):
+                continue
+            f = lexical(w, kind, lex, self.model.words)
+            _context(line, self.model, i, f)
+            out.append(Candidate(s, e, f))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    text: str
+    start: int
+    end: int
+    words: list[tuple[int, int, str]]
+    kinds: list[str | None]
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    a = 0
+    while True:
+        b = text.find("\n", a)
+        if b < 0:
+            yield a, len(text)
+            return
+        yield a, b
+        a = b + 1
+
+
+def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None:
+    text, words, kinds = line.text, line.words, line.kinds
+    lex, cw = model.lexicon, model.words
+    s, e = words[i][0], words[i][1]
+    kind = kinds[i]
+    before = text[words[i - 1][1] : s] if i > 0 else text[line.start : s]
+    after = text[e : words[i + 1][0]] if i + 1 < len(words) else text[e : line.end]
+    prev = words[i - 1][2].lower() if i > 0 else ""
+    nxt = words[i + 1][2].lower() if i + 1 < len(words) else ""
+    if i == 0 or any(c in SENTENCE_END for c in before):
+        f["initial"] = 1.0
+    if prev.rstrip(".") in cw.titles and before.strip() in ("", "."):
+        f["title"] = 1.0
+    if prev in cw.place_before and not before.strip():
+        f["place_before"] = 1.0
+    if prev in cw.person_before and not before.strip(" ,"):
+        f["person_before"] = 1.0
+    if prev == "the" and not before.strip():
+        f["the_before"] = 1.0
+    if prev.rstrip(".") in cw.place_starts and before.strip() in ("", ".") and words[i - 1][2][0].isupper():
+        f["place_prefix"] = 1.0
+    if STATE_AFTER.match(text, e, line.end):
+        f["state_after"] = 1.0
+    if before.strip() == "&" or after.strip() == "&":
+        f["ampersand"] = 1.0
+    if text.startswith(("'s", "’s"), e):
+        f["possessive"] = 1.0
+    if nxt in cw.place_words and not after.strip(" &"):
+        f["place_after"] = 1.0
+    if after[:1] in CODE_AFTER and after[1:2] not in ("", " "):
+        f["code_after"] = 1.0
+    if before[-1:] in CODE_BEFORE:
+        f["code_before"] = 1.0
+    if any(c.isdigit() for c in before[-3:]) or any(c.isdigit() for c in after[:3]):
+        f["digit_near"] = 1.0
+    if kind == "low" or kind == "upper":
+        whole = text[line.start : line.end]
+        if kind == "low" and whole == whole.lower():
+            f["no_capitals"] = 1.0
+        elif kind == "upper" and whole == whole.upper():
+            f["shouting"] = 1.0
+    for j, tag in ((i - 1, "prev"), (i + 1, "next")):
+        if not 0 <= j < len(words) or kinds[j] != kind:
+            continue
+        if (before if tag == "prev" else after) not in (" ", "-"):
+            continue
+        f[tag + "_same"] = 1.0
+        key = words[j][2].lower()
+        other = lex.get(key)
+        if other is None:
+            if not lex.ordinary(key):
+                f[tag + "_unknown"] = 1.0
+            continue
+        f[tag + "_proper"] = other.proper / 6.0
+        if other.given:
+            f[tag + "_given"] = 1.0
+        if other.surname:
+            f[tag + "_surname"] = 1.0
+
+
+# Inside a token holding one of these, a word is part of an address, a path, a key or an
+# identifier, never a name on its own ("sofia.duarte@example.com", "user_name=", "/home/ana").
+CODE_MARKS = re.compile(r"[@/=_\\]|\w\.\w|\d|://")
+
+
+def _in_code(text: str, s: int, e: int) -> bool:
+    """Whether the word at s..e is part of a longer token that is code or an address."""
+    a = s
+    while a > 0 and not text[a - 1].isspace() and text[a - 1] not in "\"'(<[{,;":
+        a -= 1
+    b = e
+    n = len(text)
+    while b < n and not text[b].isspace() and text[b] not in "\"')>]},;":
+        b += 1
+    if a == s and b == e:
+        return False
+    return CODE_MARKS.search(text, a, b) is not None
+
+
+def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: ContextWords) -> bool:
+    """Whether a run of name words is a date, or the name of a place or a company: it is only
+    weekdays and months, it begins with a
+    place's first word ("San Diego"), holds or is followed by a street's, building's or
+    company's word ("Martin Luther King Jr Blvd", "Hale Street"), or a state code follows it
+    ("Raleigh, NC")."""
+    first = run[0][0]
+    if all(text[c.start : c.end].lower() in cw.dates for c, _ in run):
+        return True  # "Thu Mar", "June": a date
+    if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
+        return True
+    before = text[max(0, first.start - 8) : first.start]
+    head = before.rstrip(". ").rsplit(" ", 1)[-1]
+    if before.endswith(" ") and head[:1].isupper() and head.lower() in cw.place_starts:
+        return True
+    if any(text[c.start : c.end].lower() in cw.place_words for c, _ in run[1:]):
+        return True
+    if STATE_AFTER.match(text, end) and text[end : end + 1] == ",":
+        return True
+    # The next word, past a "Jr" or "Sr" ("Martin Luther King Jr Blvd").
+    m = WORD.match(text, end + 1) if text[end : end + 1] == " " else None
+    if m is not None and m.group().lower() in cw.titles:
+        after = m.end() + (text[m.end() : m.end() + 1] == ".")
+        m = WORD.match(text, after + 1) if text[after : after + 1] == " " else None
+    return m is not None and m.group().lower() in cw.place_words
+
+
+def _joined_before(text: str, s: int) -> bool:
+    """Whether the word starting at s continues one before it ("Jean-Luc", "O'Neil")."""
+    if s == 0:
+        return False
+    c = text[s - 1]
+    return c.isalpha() or (c in "'’-" and s >= 2 and text[s - 2].isalpha())
+
+
+def _joined_after(text: str, e: int) -> bool:
+    """Whether the word ending at e goes on after it (a possessive does not: "Trump's")."""
+    if e >= len(text):
+        return False
+    c = text[e]
+    if c.isalpha():
+        return True
+    if c not in "'’-" or e + 1 >= len(text) or not text[e + 1].isalpha():
+        return False
+    return not (c in "'’" and text[e + 1] in "sS" and (e + 2 >= len(text) or not text[e + 2].isalpha()))
+
+
+def _adjacent(text: str, a: Candidate, b: Candidate) -> bool:
+    return text[a.end : b.start] in (" ", "-")

@@ -1,0 +1,184 @@
+"""The name model: names without an announcing phrase, and the look-alikes it must leave alone."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from scrubber import rulefile
+from scrubber.detectors.names.model import (
+    Candidate,
+    Lexeme,
+    NameModel,
+    NameModelDetector,
+    load_model,
+    pack,
+    read_lexicon,
+    unpack_many,
+)
+from scrubber.engine import Scrubber
+from scrubber.findings import Finding
+
+CORPORA = Path(__file__).resolve().parent.parent / "data" / "corpora"
+
+
+@pytest.fixture(scope="module")
+def detector() -> NameModelDetector:
+    return NameModelDetector(load_model())
+
+
+def names(detector: NameModelDetector, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in detector.detect(text)]
+
+
+# Written for these tests, in shapes the rules do not announce.
+FOUND = [
+    ("Customer John Smith called about his refund.", ["John Smith"]),
+    ("user Jane Doe logged in from the new laptop", ["Jane Doe"]),
+    ("I met Maria Gonzalez at the store yesterday", ["Maria Gonzalez"]),
+    ("Okafor, Lindqvist and Brandt founded the company in 2009", ["Okafor", "Lindqvist", "Brandt"]),
+    ("Have you read Yefremova's new novel?", ["Yefremova"]),
+    ("follow up with patricia desrosiers next month", ["patricia desrosiers"]),
+    ("wow emma and chloe are so funny tonight", ["emma", "chloe"]),
+    ("Siobhan Gallagher listed her favourite albums of the year", ["Siobhan Gallagher"]),
+    ("The report was reviewed by Mr. Adeyemi last week", ["Adeyemi"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FOUND)
+def test_names_without_a_cue(detector: NameModelDetector, text: str, expected: list[str]) -> None:
+    assert names(detector, text) == expected
+
+
+LEFT_ALONE = [
+    "May I ask when the parcel ships?",
+    "Will you bill me later or now?",
+    "Grace period ends on Monday, June 3",
+    "ERROR UserService: connection refused by PaymentGateway",
+    "We flew to Paris in April and stayed near the Louvre",
+    "Apple released a new iPhone and the Samsung Galaxy sold out",
+    "The parade goes down Martin Luther King Jr Blvd at noon",
+    "I live at 12 Elm Street, Raleigh, NC 27601",
+    "We're moving the office to San Francisco next spring",
+    "Thu Mar 14 10:22:31 UTC 2024 kernel: eth0 link up",
+    "mail sofia.duarte@example.com or see /home/omar/notes for the key",
+    "Don't forget: she'd said they'll call back",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_ALONE)
+def test_look_alikes_are_left_alone(detector: NameModelDetector, text: str) -> None:
+    assert names(detector, text) == []
+
+
+def exhaustive(detector: NameModelDetector, text: str) -> list[Finding]:
+    """Every word scored, no shortcut: what ``detect`` must find."""
+    scored = [(c, detector.model.score(c.features)) for c in detector.candidates(text)]
+    return list(detector._runs(text, scored))
+
+
+@pytest.mark.parametrize("corpus", ["inhouse-a", "inhouse-b", "inhouse-c", "inhouse-d"])
+def test_shortcuts_find_what_scoring_every_word_finds(detector: NameModelDetector, corpus: str) -> None:
+    with (CORPORA / f"{corpus}.jsonl").open(encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f if line.strip()]
+    differ = [t for t in texts if detector.detect(t) != exhaustive(detector, t)]
+    assert differ == []
+
+
+def test_a_name_never_spans_lines(detector: NameModelDetector) -> None:
+    text = "Regards,\nPriya\nRaman Industries"
+    for f in detector.detect(text):
+        assert "\n" not in text[f.start : f.end]
+
+
+def test_possessive_and_contractions(detector: NameModelDetector) -> None:
+    assert names(detector, "I think Okonkwo's goal was the best of the night") == ["Okonkwo"]
+    assert names(detector, "dont worry, i'm sure it'll be fine, we've got time") == []
+
+
+def test_scores_stay_under_the_rules() -> None:
+    found = NameModelDetector(load_model()).detect("Customer John Smith called about his refund.")
+    assert found and all(0.6 <= f.score <= 0.8 for f in found)
+
+
+def test_scrubbing_twice_changes_nothing() -> None:
+    s = Scrubber()
+    once = s.scrub("Customer John Smith called, then Maria Gonzalez wrote back").text
+    assert "John" not in once and "Maria" not in once
+    assert s.scrub(once).text == once
+
+
+def test_packed_statistics_read_back() -> None:
+    import numpy as np
+
+    columns = {
+        "proper": np.array([2.7, -3.6, 0.0]),
+        "given": np.array([1.0, 1.0, 0.0]),
+        "surname": np.array([0.0, 1.0, 1.0]),
+        "cluster": np.array([1.2, -3.6, np.nan]),
+        "common": np.array([0.58, 1.48, 0.0]),
+        "mixed_cluster": np.array([0.0, 1.0, 0.0]),
+    }
+    codes = pack(columns)
+    back = unpack_many(codes)
+    for name, values in columns.items():
+        assert np.allclose(np.nan_to_num(back[name], nan=-99), np.nan_to_num(values, nan=-99), atol=0.051)
+    one = Lexeme.unpack(int(codes[2]))
+    assert one.cluster is None and one.surname and not one.given
+
+
+def test_lexical_bound_matches_the_features() -> None:
+    """The array formula that marks which words can be scored equals the per-word features."""
+    model = load_model()
+    import numpy as np
+
+    words = sorted(model.lexicon.names)[::997]
+    codes = np.array([model.lexicon.names[w] & ((1 << 27) - 1) for w in words], dtype=np.int64)
+    from scrubber.detectors.names.model import lexical
+
+    for kind, shape in (("cap", str.capitalize), ("upper", str.upper), ("low", str.lower)):
+        fast = model.lexical_scores(words, codes, kind)
+        slow = [model.linear(lexical(shape(w), kind, model.lexicon, model.words)) for w in words]
+        extra = max(0.0, model.weights.get("inner_capital", 0.0)) if kind == "cap" else 0.0
+        assert np.allclose(fast, np.array(slow) + extra)
+
+
+def test_missing_context_is_a_rule_error(tmp_path: Path) -> None:
+    (tmp_path / "name_model.yaml").write_text("threshold: 0.6\nextend: 0.3\ncontext: {titles: [mr]}\n")
+    with pytest.raises(rulefile.RuleError, match="place_before"):
+        load_model(tmp_path)
+
+
+def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
+    root = tmp_path
+    context = "context: {titles: [], place_before: [], person_before: [], dates: [], place_words: [],"
+    context += " place_starts: []}\n"
+    (root / "name_weights.yaml").write_text("weights: {bias: 0.0}\n")
+    (root / "name_model.yaml").write_text("threshold: 0.2\nextend: 0.5\n" + context)
+    with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
+        f.write("emma\t2.7\t1\t0\t1.2\t0.58\t0\n")
+    with pytest.raises(rulefile.RuleError, match="extend <= threshold"):
+        load_model(root)
+    (root / "name_model.yaml").write_text("threshold: 0.6\nextend: 0.3\n" + context)
+    with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
+        f.write("emma\t2.7\t1\n")
+    with pytest.raises(rulefile.RuleError, match="name lexicon"):
+        load_model(root)
+
+
+def test_ordinary_and_unknown_words(tmp_path: Path) -> None:
+    with gzip.open(tmp_path / "lex.tsv.gz", "wt") as f:
+        f.write("# word\tstatistics\nemma\t2.7\t1\t0\t1.2\t0.58\t0\n# ordinary\ntable\nwindow\n")
+    lex = read_lexicon(tmp_path / "lex.tsv.gz")
+    assert lex.get("emma") is not None and lex.get("table") is None
+    assert lex.ordinary("table") and lex.ordinary("window") and not lex.ordinary("kaite")
+    model = NameModel(lex, load_model().words, {"bias": 0.0}, threshold=0.6, extend=0.3)
+    cands: list[Candidate] = NameModelDetector(model).candidates("Table Emma Kaite")
+    assert [("ordinary" in c.features, "unknown" in c.features) for c in cands] == [
+        (True, False),
+        (False, False),
+        (False, True),
+    ]
