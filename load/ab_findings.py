@@ -132,10 +132,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     slot[stream] = min(us, slot.get(stream, float("inf")))
     streams = list(next(iter(best["before"].values())))
     print(f"{'detector':10} {'stream':9} {'before us':>10} {'after us':>10} {'ratio':>6}")
-    for det in best["before"]:
+    # A detector only one tree has (one added or removed) gets a row with the other side empty.
+    detectors = list(best["before"]) + [d for d in best["after"] if d not in best["before"]]
+    for det in detectors:
         for s in streams:
-            b, a = best["before"][det][s], best["after"].get(det, {}).get(s, float("nan"))
-            print(f"{det:10} {s:9} {b:10.1f} {a:10.1f} {b / a if a else 0:6.2f}x")
+            b = best["before"].get(det, {}).get(s, float("nan"))
+            a = best["after"].get(det, {}).get(s, float("nan"))
+            ratio = f"{b / a:6.2f}x" if a == a and b == b and a else "     -"
+            print(f"{det:10} {s:9} {b:10.1f} {a:10.1f} {ratio}")
     if args.time_only:
         return 0
     before, after = runs["before"][0]["findings"], runs["after"][0]["findings"]

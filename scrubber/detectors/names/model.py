@@ -43,6 +43,8 @@ from scrubber.findings import Finding
 # A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
 # a possessive is not part of it ("Trump's" is "Trump").
 WORD = re.compile(r"[^\W\d_]+(?:(?:['’](?![sS]\b)|-)[^\W\d_]+)*")
+# A longer word is no name (and a compound check over it would cost its length squared).
+LONGEST = 40
 # Contractions are ordinary words whatever their first part ("don't", "she'd", "Would've").
 CONTRACTION = re.compile(r"['’](?:[dmt]|ve|ll|re)$", re.IGNORECASE)
 # Findings of the model stay below the rules' scores: where both find a value, the rule's
@@ -192,7 +194,7 @@ CODE_BEFORE = frozenset("_/=.<$#@{[\\")
 def word_kind(word: str) -> str | None:
     """``cap`` (Xxxx, McDonald), ``upper`` (XXXX), ``low`` (xxxx), or None (iPhone, eBay,
     contractions)."""
-    if ("'" in word or "’" in word) and CONTRACTION.search(word):
+    if len(word) > LONGEST or (("'" in word or "’" in word) and CONTRACTION.search(word)):
         return None
     if word.isupper():
         return "upper" if len(word) > 1 else "cap"
@@ -429,7 +431,7 @@ class NameModelDetector:
         cap, upper, low = (1 << (SEED_BIT + i) for i in range(3))
         out: set[str] = set()
         for w in WORD.findall(text):
-            if ("'" in w or "’" in w) and CONTRACTION.search(w):
+            if len(w) > LONGEST or (("'" in w or "’" in w) and CONTRACTION.search(w)):
                 continue
             if w[0].isupper():
                 k = w.lower()
