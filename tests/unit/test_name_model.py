@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.detectors.names.model import (
     Candidate,
     Lexeme,
@@ -31,7 +32,7 @@ def detector() -> NameModelDetector:
 
 
 def names(detector: NameModelDetector, text: str) -> list[str]:
-    return [text[f.start : f.end] for f in detector.detect(text)]
+    return [text[f.start : f.end] for f in detector.detect(text, MessageContext())]
 
 
 # Written for these tests, in shapes the rules do not announce.
@@ -84,14 +85,30 @@ def exhaustive(detector: NameModelDetector, text: str) -> list[Finding]:
 def test_shortcuts_find_what_scoring_every_word_finds(detector: NameModelDetector, corpus: str) -> None:
     with (CORPORA / f"{corpus}.jsonl").open(encoding="utf-8") as f:
         texts = [json.loads(line)["text"] for line in f if line.strip()]
-    differ = [t for t in texts if detector.detect(t) != exhaustive(detector, t)]
+    differ = [t for t in texts if detector.find(t) != exhaustive(detector, t)]
     assert differ == []
 
 
 def test_a_name_never_spans_lines(detector: NameModelDetector) -> None:
     text = "Regards,\nPriya\nRaman Industries"
-    for f in detector.detect(text):
+    for f in detector.find(text):
         assert "\n" not in text[f.start : f.end]
+
+
+def test_a_greeting_does_not_join_the_name() -> None:
+    text = "Hallo Jörg Müller, bitte rufen Sie an"
+    found = Scrubber().scrub(text).findings
+    assert [text[f.start : f.end] for f in found if f.entity == "PERSON"] == ["Jörg Müller"]
+
+
+def test_a_run_over_another_value_is_dropped(detector: NameModelDetector) -> None:
+    text = "Customer Maria Okafor called"
+    email = [Finding(9, 21, "EMAIL_ADDRESS", 0.95, "pattern:email")]
+    assert detector.detect(text, MessageContext(kept=email)) == []
+    rule = [Finding(15, 21, "PERSON", 0.85, "names:recurring")]
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext(kept=rule))] == [
+        "Maria Okafor"
+    ]
 
 
 def test_possessive_and_contractions(detector: NameModelDetector) -> None:
@@ -100,7 +117,7 @@ def test_possessive_and_contractions(detector: NameModelDetector) -> None:
 
 
 def test_scores_stay_under_the_rules() -> None:
-    found = NameModelDetector(load_model()).detect("Customer John Smith called about his refund.")
+    found = NameModelDetector(load_model()).find("Customer John Smith called about his refund.")
     assert found and all(0.6 <= f.score <= 0.8 for f in found)
 
 

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scrubber import rulefile
+from scrubber.detectors import MessageContext
 from scrubber.findings import Finding
 
 # A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
@@ -393,7 +394,14 @@ class NameModelDetector:
     def __init__(self, model: NameModel) -> None:
         self.model = model
 
-    def detect(self, text: str) -> list[Finding]:
+    def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
+        found = self.find(text)
+        if found and ctx.kept:
+            found = list(_beside(found, ctx.kept))
+        return found
+
+    def find(self, text: str) -> list[Finding]:
+        """The model's names in ``text``, whatever other detectors found."""
         seeds = self._seeds(text)
         if not seeds:
             return []
@@ -463,13 +471,23 @@ class NameModelDetector:
         """A name is a run of adjacent candidates (one space or a hyphen apart) whose best word
         scores over the threshold and whose other words over the lower ``extend`` bar."""
         th, ext = self.model.threshold, self.model.extend
+        # A word that goes before persons ("Hallo", "Dear", "Thanks") is never part of a name.
+        before = self.model.words.person_before
+        scored = [(c, 0.0 if text[c.start : c.end].lower() in before else p) for c, p in scored]
         i = 0
         while i < len(scored):
             if scored[i][1] < th:
                 i += 1
                 continue
             a = i
-            while a > 0 and scored[a - 1][1] >= ext and _adjacent(text, scored[a - 1][0], scored[a][0]):
+            # A word before the best one joins if it scores over ``extend``, unless it opens the
+            # line or sentence and scores under the threshold ("Hallo Jörg Müller").
+            while (
+                a > 0
+                and scored[a - 1][1] >= ext
+                and _adjacent(text, scored[a - 1][0], scored[a][0])
+                and (scored[a - 1][1] >= th or "initial" not in scored[a - 1][0].features)
+            ):
                 a -= 1
             b = i
             while (
@@ -480,6 +498,8 @@ class NameModelDetector:
                 b += 1
             i = b + 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
+                continue
+            if a == b and not _supported(scored[a][0].features):
                 continue
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
@@ -623,6 +643,26 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
         after = m.end() + (text[m.end() : m.end() + 1] == ".")
         m = WORD.match(text, after + 1) if text[after : after + 1] == " " else None
     return m is not None and m.group().lower() in cw.place_words
+
+
+def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
+    """The model's names that do not run over another entity's value that an earlier detector
+    found (an address, an e-mail); over a rule's name they stand, and add the words the rule
+    left out ("Whitaker" -> "Grant Whitaker")."""
+    for f in found:
+        if not any(k.start < f.end and f.start < k.end and k.entity != "PERSON" for k in kept):
+            yield f
+
+
+# What says that a word no list knows is a name when it stands alone: a title before it, a
+# word that goes before persons, a possessive after it.
+SUPPORT = frozenset({"title", "person_before", "possessive"})
+
+
+def _supported(features: Mapping[str, float]) -> bool:
+    """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
+    noun: "Custmer", "Parcelwise", "Grüße")."""
+    return "unknown" not in features or not SUPPORT.isdisjoint(features)
 
 
 def _joined_before(text: str, s: int) -> bool:
