@@ -68,6 +68,22 @@ def test_wheel_installs_into_a_clean_venv_and_scans_from_elsewhere(tmp_path: Pat
     assert out["text"] == "my ssn is [US_SSN], the last four of my card are [CREDIT_CARD]"
     assert {f["detector"].split(":")[0] for f in out["findings"]} == {"pattern", "grammar"}
 
+    # At level 7 the name model runs too: its lexicon and weights ship in the wheel as well.
+    record = {"id": "b", "text": "Customer Maria Okafor called about her refund"}
+    res = subprocess.run(
+        [scrubber, "scan", "--level", "7"],
+        cwd=elsewhere,
+        env=env,
+        input=json.dumps(record) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout)
+    assert out["text"] == "Customer [PERSON] called about her refund"
+    assert [f["detector"] for f in out["findings"]] == ["name_model"]
+
 
 def test_a_source_tree_reads_its_own_grammar(tmp_path: Path) -> None:
     """A checkout on PYTHONPATH (load.ab_findings' "before" tree) uses the grammar/ beside it."""
