@@ -6,12 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import regex
-
-if TYPE_CHECKING:
-    from scrubber.detectors.names.lexicon import NameLexicon
 
 # A capitalised name word: "Martín", "McDonald", "O'Neil", "Jean-Luc", "Seo-yeon", "al-Rashid",
 # "d'Souza"; never all capitals.
@@ -57,6 +54,33 @@ class Endings:
         )
 
 
+class ShapeWords(Protocol):
+    """The word lists of names.yaml that say what a name looks like (NameLexicon has them)."""
+
+    @property
+    def agent_endings(self) -> Endings: ...
+    @property
+    def cased_endings(self) -> Endings: ...
+    @property
+    def lower_endings(self) -> Endings: ...
+    @property
+    def common(self) -> frozenset[str]: ...
+    @property
+    def header_words(self) -> frozenset[str]: ...
+    @property
+    def no_name(self) -> frozenset[str]: ...
+    @property
+    def not_agent_nouns(self) -> frozenset[str]: ...
+    @property
+    def not_names(self) -> frozenset[str]: ...
+    @property
+    def org_words(self) -> frozenset[str]: ...
+    @property
+    def particles(self) -> frozenset[str]: ...
+    @property
+    def roles(self) -> frozenset[str]: ...
+
+
 @dataclass(frozen=True)
 class Namer:
     """Builds the pattern of a name of a lexicon's particles; its group ``n`` is the name."""
@@ -78,7 +102,7 @@ class Namer:
         return rf"(?:{self.title}{self.name(word, most, lead=True)}|{self.name(word, most)})"
 
 
-def trim(lex: NameLexicon, text: str, start: int, end: int) -> int:
+def trim(lex: ShapeWords, text: str, start: int, end: int) -> int:
     """End of the name once a word that is never a name cuts it short (start: no name).
 
     A company's word ("Apple Support") means the words before it were no person's name.
@@ -95,7 +119,7 @@ def trim(lex: NameLexicon, text: str, start: int, end: int) -> int:
     return end
 
 
-def uncommon(lex: NameLexicon, text: str, start: int, end: int) -> bool:
+def uncommon(lex: ShapeWords, text: str, start: int, end: int) -> bool:
     """Whether no word of a name found without capitals is a common English word.
 
     Words with one of the lexicon's common endings count as common too: "-ly" adverbs and
@@ -110,7 +134,7 @@ def uncommon(lex: NameLexicon, text: str, start: int, end: int) -> bool:
     return True
 
 
-def shaped(lex: NameLexicon, words: Sequence[str], lower: bool, most: int = 3, least: int = 1) -> bool:
+def shaped(lex: ShapeWords, words: Sequence[str], lower: bool, most: int = 3, least: int = 1) -> bool:
     """Whether ``words`` are ``least`` to ``most`` name words (initials and particles aside)
     and none is a word of roles, keys, logs, companies or common English."""
     named = 0
@@ -129,7 +153,7 @@ def shaped(lex: NameLexicon, words: Sequence[str], lower: bool, most: int = 3, l
     return least <= named <= most
 
 
-def role(lex: NameLexicon, label: str) -> bool:
+def role(lex: ShapeWords, label: str) -> bool:
     """Whether a chat label is a role ("Advisor", "Cust", "Custmer", "CSR") or a handle
     ("support_bot", "guest_8812"), no name."""
     low = " ".join(label.lower().split())
@@ -141,12 +165,12 @@ def role(lex: NameLexicon, label: str) -> bool:
     return all(w in lex.roles or TWICE.sub(r"\1", w) in lex.roles for w in SEPARATORS.split(low) if w)
 
 
-def agent_noun(lex: NameLexicon, word: str) -> bool:
+def agent_noun(lex: ShapeWords, word: str) -> bool:
     """Whether a one-word label has the ending of an agent noun ("preparer", "adjuster")."""
     return word not in lex.not_agent_nouns and lex.agent_endings.end(word)
 
 
-def header_key(lex: NameLexicon, word: str) -> bool:
+def header_key(lex: ShapeWords, word: str) -> bool:
     """Whether a hyphenated label is a header's key ("content-type", "x-request-id")."""
     parts = word.split("-")
     if len(parts) < 2:
