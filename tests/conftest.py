@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import email
+import io
+import json
+import logging
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import Message
 from pathlib import Path
+from typing import Any
 
 import pytest
+import structlog
 
+from scrubber import logs
 from scrubber.embedded import Broker, tansu_path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -120,3 +126,27 @@ def smtp_sink() -> Iterator[SmtpSink]:
     finally:
         stop_process(proc)
         shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+LogLines = Callable[[], list[dict[str, Any]]]
+
+
+@pytest.fixture
+def log_lines() -> Iterator[LogLines]:
+    """Configure the real log pipeline into a buffer; give back its JSON lines; restore after.
+
+    Logging is process-wide: a test that reads log lines from stdout or stderr sees whatever
+    format an earlier test configured, so tests read them through this fixture instead.
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    buf = io.StringIO()
+    logs.configure("json", "info", buf)
+    yield lambda: [json.loads(line) for line in buf.getvalue().splitlines()]
+    logging.captureWarnings(False)
+    structlog.reset_defaults()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    for h in handlers:
+        root.addHandler(h)
+    root.setLevel(level)

@@ -22,8 +22,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import free_port
 
-LogLines = Callable[[], list[dict[str, Any]]]
-
 
 def http_get(url: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
     """(status, body) of a GET; HTTP errors are answers too."""

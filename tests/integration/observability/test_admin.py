@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from obs_helpers import LogLines, http_raw
+from obs_helpers import http_raw
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -13,7 +13,7 @@ from scrubber import config
 from scrubber.admin import MAX_BODY_BYTES, MAX_HEAD_BYTES, AdminServer
 from scrubber.observability import COMPONENT_READY
 from scrubber.service import serve
-from tests.conftest import free_port
+from tests.conftest import LogLines, free_port
 
 
 class Toggle:

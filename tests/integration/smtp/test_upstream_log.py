@@ -8,21 +8,20 @@ from collections.abc import Callable
 import pytest
 from smtp_helpers import RelayRunner
 
-from tests.conftest import free_port
+from tests.conftest import LogLines, free_port
 
 
 def test_upstream_down_names_host_port_and_error(
-    start_relay: Callable[..., RelayRunner], capfd: pytest.CaptureFixture[str]
+    start_relay: Callable[..., RelayRunner], log_lines: LogLines
 ) -> None:
     port = free_port()
     relay = start_relay(upstream={"host": "127.0.0.1", "port": port, "timeout": 2})
-    capfd.readouterr()
     with (
         smtplib.SMTP("127.0.0.1", relay.port, timeout=30) as client,
         pytest.raises(smtplib.SMTPSenderRefused),
     ):
         client.sendmail("sam@example.com", ["rcpt@example.org"], b"Subject: hi\r\n\r\nhello\r\n")
-    (line,) = [x for x in capfd.readouterr().out.splitlines() if "smtp.upstream_error" in x]
-    assert f"upstream=127.0.0.1:{port}" in line
-    assert "kind=connect" in line
-    assert "SMTPConnectError" in line and "Connect" in line
+    (line,) = [x for x in log_lines() if x["event"] == "smtp.upstream_error"]
+    assert line["upstream"] == f"127.0.0.1:{port}"
+    assert line["kind"] == "connect"
+    assert "SMTPConnectError" in line["error"] and "Connect" in line["error"]
