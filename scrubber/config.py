@@ -22,7 +22,16 @@ from typing import Any
 import yaml
 
 from scrubber.detectors import REGEX_TIMEOUT
-from scrubber.dial import DEFAULT_LEVEL, ENTITIES, MAX_LEVEL, OPERATORS, OperatorSpec, Policy, PolicyError
+from scrubber.dial import (
+    DEFAULT_LEVEL,
+    ENTITIES,
+    MAX_LEVEL,
+    OPERATORS,
+    OperatorSpec,
+    Policy,
+    PolicyError,
+    ip_networks,
+)
 
 ENV_PREFIX = "SCRUBBER_"
 
@@ -78,8 +87,7 @@ class PolicyConfig:
     hmac_key_env: str | None = None
     hmac_key_file: str | None = None
     min_score: float = 0.5
-    documentation_ips: bool = False
-    private_ips: bool = False
+    spare_ips: tuple[str, ...] = ()
 
     def hmac_key(self) -> bytes | None:
         if self.hmac_key_env:
@@ -113,8 +121,7 @@ class PolicyConfig:
                 default_operator=OperatorSpec(self.default_operator),
                 hmac_key=self.hmac_key(),
                 min_score=self.min_score,
-                documentation_ips=self.documentation_ips,
-                private_ips=self.private_ips,
+                spare_ips=self.spare_ips,
             )
         except PolicyError as exc:
             raise ConfigError(str(exc)) from exc
@@ -365,9 +372,25 @@ def _policy(r: _Reader) -> PolicyConfig:
         hmac_key_env=r.get("hmac_key_env", str, None),
         hmac_key_file=r.get("hmac_key_file", str, None),
         min_score=min_score,
-        documentation_ips=r.get("documentation_ips", bool, False),
-        private_ips=r.get("private_ips", bool, False),
+        spare_ips=_spare_ips(r),
     )
+
+
+# The keys spare_ips replaced, and the range each one's ``false`` spared (they said "also mask").
+_OLD_IP_KEYS = {"documentation_ips": ("documentation",), "private_ips": ("private", "link-local")}
+
+
+def _spare_ips(r: _Reader) -> tuple[str, ...]:
+    """``spare_ips``, plus what the older ``documentation_ips``/``private_ips`` set to false spare."""
+    spare = list(r.strings("spare_ips", ()))
+    for key, ranges in _OLD_IP_KEYS.items():
+        if not r.get(key, bool, True):
+            spare.extend(n for n in ranges if n not in spare)
+    try:
+        ip_networks(spare)
+    except PolicyError as exc:
+        raise ConfigError(str(exc)) from None
+    return tuple(spare)
 
 
 def _scrub_headers(r: _Reader) -> bool | tuple[str, ...]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ipaddress
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -35,12 +36,49 @@ MAX_LEVEL = 7
 DEFAULT_LEVEL = MAX_LEVEL
 
 OPERATORS = ("label", "mask", "hash", "remove")
-# An allow-list entry with this prefix is a pattern (``regex`` syntax, whole value, any case).
-ALLOW_PATTERN = "re:"
+
+# Names a policy's ``spare_ips`` may use for well-known ranges, besides CIDR blocks.
+IP_RANGES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        # RFC 5737, RFC 3849: examples in manuals and tests.
+        "documentation": ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"),
+        # RFC 1918 and IPv6 unique-local: a network's own hosts, routers and containers.
+        "private": ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"),
+        "link-local": ("169.254.0.0/16", "fe80::/10"),
+        # RFC 6598: carrier-grade NAT.
+        "shared": ("100.64.0.0/10",),
+        "multicast": ("224.0.0.0/4", "ff00::/8"),
+    }
+)
 
 
 class PolicyError(ValueError):
     """A policy that cannot be built: unknown entity, bad level, missing key."""
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def ip_networks(entries: Iterable[str]) -> tuple[IPNetwork, ...]:
+    """The networks of ``spare_ips`` entries: names of IP_RANGES or CIDR blocks ("10.20.0.0/16",
+    "2001:db8:5::/48"; a single address is a /32 or /128). PolicyError names a bad entry."""
+    out: list[IPNetwork] = []
+    for entry in entries:
+        blocks = IP_RANGES.get(entry, (entry,))
+        for block in blocks:
+            try:
+                out.append(ipaddress.ip_network(block))
+            except ValueError:
+                names = ", ".join(IP_RANGES)
+                raise PolicyError(
+                    f"spare_ips: {entry!r} is neither a CIDR block with its host bits zero "
+                    f"(10.20.0.0/16) nor one of {names}"
+                ) from None
+    return tuple(out)
+
+
+# An allow-list entry with this prefix is a pattern (``regex`` syntax, whole value, any case).
+ALLOW_PATTERN = "re:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +106,9 @@ class Policy:
     that are never masked, compared without regard to case (the company's own support address,
     say), or, prefixed with ``re:``, patterns a whole value must match; ``operators`` picks
     the replacement per entity, ``default_operator`` for the rest. ``hmac_key`` is required by the
-    ``hash`` operator and never leaves the process. ``documentation_ips`` also masks addresses
-    of the documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32),
-    which are examples in manuals and tests rather than anyone's address. ``private_ips`` also
-    masks addresses of private networks (10/8, 172.16/12, 192.168/16, link-local, fc00::/7),
-    which name a company's own hosts rather than a client on the internet.
+    ``hash`` operator and never leaves the process. ``spare_ips`` lists IP ranges whose
+    addresses are not masked (CIDR blocks or names of IP_RANGES: "private", "documentation",
+    ...); every other address is, but loopback and unspecified, which name no one.
     """
 
     level: int = MAX_LEVEL
@@ -83,10 +119,10 @@ class Policy:
     default_operator: OperatorSpec = OperatorSpec()
     hmac_key: bytes | None = field(default=None, repr=False)
     min_score: float = 0.5
-    documentation_ips: bool = False
-    private_ips: bool = False
+    spare_ips: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        ip_networks(self.spare_ips)
         if not 0 <= self.level <= MAX_LEVEL:
             raise PolicyError(f"level must be between 0 and {MAX_LEVEL}, got {self.level}")
         for name, group in (("always", self.always), ("never", self.never), ("operators", self.operators)):
@@ -134,6 +170,5 @@ class Policy:
             default_operator=self.default_operator,
             hmac_key=self.hmac_key,
             min_score=self.min_score,
-            documentation_ips=self.documentation_ips,
-            private_ips=self.private_ips,
+            spare_ips=self.spare_ips,
         )

@@ -14,7 +14,7 @@ import regex
 from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext
 from scrubber.detectors.patterns import RegexTimeout, TimeBudgetExceeded
 from scrubber.detectors.validators.ip import IpPolicy
-from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy
+from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy, ip_networks
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
 
@@ -86,7 +86,7 @@ class Scrubber:
         self._wanted = wanted
         # Worked out once, not per message: which detectors take a batch.
         self._plan = tuple((d, d if isinstance(d, BatchDetector) else None) for d in self.detectors)
-        self._ips = IpPolicy(self.policy.documentation_ips, self.policy.private_ips)
+        self._ips = IpPolicy(ip_networks(self.policy.spare_ips))
         self._allow = frozenset(v.casefold() for v in self.policy.allow if not v.startswith(ALLOW_PATTERN))
         self._allow_timeout = regex_timeout
         self._allow_patterns = tuple(

@@ -86,9 +86,9 @@ _LINEAR = {
     "us_zip_cued": ("370c25015255", "[0-9]"),
     "postcode": ("2c7d3bcd32ab", "[A-Z]"),
     "postcode_cued": ("57e03287a246", "[A-Za-z]"),
-    "ipv4": ("241ecabb1574", "[0-9]"),
+    "ipv4": ("ef9b76e35732", "[0-9]"),
     "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]"),
-    "ipv6_short": ("59c57df00abd", "[0-9A-Fa-f:]"),
+    "ipv6_short": ("a46803467807", "[0-9A-Fa-f:]"),
 }
 
 
@@ -121,11 +121,11 @@ _NEEDS = {
     # The value itself, from its first dash.
     "us_ssn_formatted": ("cb0c4fada7ba", r"-(?<=[0-9]{3}-)[0-9]{2}-[0-9]{4}", 3),
     # Four numbers and three dots, from the first dot (after the first number, 1-3 digits).
-    "ipv4": ("241ecabb1574", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
+    "ipv4": ("ef9b76e35732", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
     # Seven colons between hex digits, from the first colon (after the first group, 1-4 digits).
     "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
     # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.
-    "ipv6_short": ("59c57df00abd", "::", 34),
+    "ipv6_short": ("a46803467807", "::", 34),
     # "@" or "%40", after the local part: one character and at most 63 more.
     "email": ("29b46c29f377", "@|%40", 64),
 }

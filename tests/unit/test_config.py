@@ -99,14 +99,26 @@ def test_passwords_never_sit_in_the_file_and_dump_keeps_only_where_they_come_fro
     assert "KAFKA_PW" in config.dump(s)
 
 
-def test_documentation_ips_reach_the_policy() -> None:
-    assert config.parse({"documentation_ips": True}).policy.policy().documentation_ips is True
-    assert config.parse({}).policy.policy().documentation_ips is False
+def test_spare_ips_reach_the_policy() -> None:
+    assert config.parse({}).policy.policy().spare_ips == ()
+    got = config.parse({"spare_ips": ["private", "10.99.0.0/16", "2001:db8:5::/48"]}).policy.policy()
+    assert got.spare_ips == ("private", "10.99.0.0/16", "2001:db8:5::/48")
+    assert config.parse({"spare_ips": "documentation"}).policy.policy().spare_ips == ("documentation",)
 
 
-def test_private_ips_reach_the_policy() -> None:
-    assert config.parse({"private_ips": True}).policy.policy().private_ips is True
-    assert config.parse({}).policy.policy().private_ips is False
+@pytest.mark.parametrize("bad", [["10.0.0.1/8"], ["intranet"], ["300.1.2.0/24"], [""]])
+def test_a_bad_spare_ips_entry_is_named(bad: list[str]) -> None:
+    with pytest.raises(config.ConfigError, match=r"spare_ips: .*CIDR block"):
+        config.parse({"spare_ips": bad})
+
+
+def test_the_older_ip_keys_still_spare_what_they_spared() -> None:
+    # They said "also mask": false kept a range unmasked, true is what every address gets now.
+    assert config.parse({"documentation_ips": False}).policy.spare_ips == ("documentation",)
+    assert config.parse({"private_ips": False}).policy.spare_ips == ("private", "link-local")
+    assert config.parse({"private_ips": True, "documentation_ips": True}).policy.spare_ips == ()
+    both = config.parse({"private_ips": False, "spare_ips": ["private"]}).policy.spare_ips
+    assert both == ("private", "link-local")
     with pytest.raises(config.ConfigError, match="private_ips"):
         config.parse({"private_ips": "yes"})
 

@@ -165,25 +165,30 @@ def test_repeats_in_long_texts_are_found_through_the_word_index(monkeypatch: pyt
     assert len(by_index.findings) == 600  # the "...x" copies touch a letter: another token
 
 
-def test_documentation_addresses_are_masked_only_when_the_policy_says_so() -> None:
-    text = "client 203.0.113.9 and 2001:db8::42:1 and 81.2.69.160"
-    assert at_level(7).scrub(text).text == "client 203.0.113.9 and 2001:db8::42:1 and [IP_ADDRESS]"
-    policy = Policy(documentation_ips=True)
-    assert Scrubber(policy).scrub(text).text == "client [IP_ADDRESS] and [IP_ADDRESS] and [IP_ADDRESS]"
-    assert policy.with_level(3).documentation_ips
-
-
-def test_private_addresses_are_masked_only_when_the_policy_says_so() -> None:
-    text = "src=10.20.1.5 via 172.16.4.2 gw 192.168.1.1 ula fd12:3456::9 from 81.2.69.160 not 172.32.0.9"
+def test_every_address_is_masked_but_loopback_and_unspecified() -> None:
+    text = (
+        "client 203.0.113.9 and 2001:db8::42:1, src=10.20.1.5 from 172.16.4.2 and 192.168.1.1, "
+        "ula fd12:3456::9, link 169.254.7.1 and fe80::1, small 5.6.7.8, lo 127.0.0.1 ::1 0.0.0.0"
+    )
     assert at_level(7).scrub(text).text == (
-        "src=10.20.1.5 via 172.16.4.2 gw 192.168.1.1 ula fd12:3456::9 from [IP_ADDRESS] not [IP_ADDRESS]"
+        "client [IP_ADDRESS] and [IP_ADDRESS], src=[IP_ADDRESS] from [IP_ADDRESS] and [IP_ADDRESS], "
+        "ula [IP_ADDRESS], link [IP_ADDRESS] and [IP_ADDRESS], small [IP_ADDRESS], lo 127.0.0.1 ::1 0.0.0.0"
     )
-    policy = Policy(private_ips=True)
+
+
+def test_the_policy_spares_the_ranges_it_names() -> None:
+    text = "client 203.0.113.9 and 2001:db8::42:1, src=10.20.1.5 and fd12:3456::9, 81.2.69.160, 10.99.3.4"
+    policy = Policy(spare_ips=("documentation", "private"))
     assert Scrubber(policy).scrub(text).text == (
-        "src=[IP_ADDRESS] via [IP_ADDRESS] gw [IP_ADDRESS] ula [IP_ADDRESS] "
-        "from [IP_ADDRESS] not [IP_ADDRESS]"
+        "client 203.0.113.9 and 2001:db8::42:1, src=10.20.1.5 and fd12:3456::9, [IP_ADDRESS], 10.99.3.4"
     )
-    assert policy.with_level(3).private_ips
+    narrow = Policy(spare_ips=("10.20.0.0/16", "81.2.69.160"))
+    assert Scrubber(narrow).scrub(text).text == (
+        "client [IP_ADDRESS] and [IP_ADDRESS], src=10.20.1.5 and [IP_ADDRESS], 81.2.69.160, [IP_ADDRESS]"
+    )
+    assert policy.with_level(3).spare_ips == ("documentation", "private")
+    with pytest.raises(PolicyError, match="spare_ips"):
+        Policy(spare_ips=("lan",))
 
 
 @pytest.mark.parametrize("op", ["label", "hash"])

@@ -3,11 +3,11 @@ negatives left alone and leaks, scored by ../shared/tools/score.py's rules at le
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from marks import scored
 
 CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 
@@ -27,15 +27,8 @@ FLOORS = {
 }
 
 
-@cache
 def result(name: str) -> dict[str, Any]:
-    from load.devset_score import scan, score_module
-
-    gold_path = CORPORA / f"{name}.jsonl"
-    preds = scan(gold_path, 7)
-    score = score_module()
-    gold, order = score.load_gold(str(gold_path))
-    return score.score(gold, order, preds, 7)  # type: ignore[no-any-return]
+    return scored(CORPORA / f"{name}.jsonl")
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))

@@ -132,6 +132,14 @@ POSITIVE = [
     ),
     ("IP_ADDRESS", "client=2001:4860:4860::8888 port=443", "2001:4860:4860::8888"),
     ("IP_ADDRESS", "login from 172.217.16.142:51000", "172.217.16.142"),
+    # ... of every range but loopback and unspecified: private, link-local, documentation, small.
+    ("IP_ADDRESS", "example host 192.0.2.10 from the docs", "192.0.2.10"),
+    ("IP_ADDRESS", "sshd: Accepted publickey for ops from 10.14.3.77 port 50122", "10.14.3.77"),
+    ("IP_ADDRESS", "src=5.6.7.8 dst_port=443", "5.6.7.8"),
+    ("IP_ADDRESS", "my laptop only gets 169.254.12.9", "169.254.12.9"),
+    ("IP_ADDRESS", "remote_addr=fe80::1 method=GET", "fe80::1"),
+    ("IP_ADDRESS", "inet 192.168.1.23/24 scope global wlan0", "192.168.1.23"),
+    ("IP_ADDRESS", "connection received: host=91.203.5.17 port=50812", "91.203.5.17"),
 ]
 
 
@@ -189,7 +197,8 @@ NEGATIVE = [
     ("IP_ADDRESS", "listening on 127.0.0.1:8080"),
     ("IP_ADDRESS", "connect ::1 port 5432"),
     ("IP_ADDRESS", "bind 0.0.0.0"),
-    ("IP_ADDRESS", "example host 192.0.2.10 from the docs"),
+    ("IP_ADDRESS", "route add -net 10.8.0.0/16 gw 10.8.0.1"),
+    ("IP_ADDRESS", "dhcp pool 172.16.0.0/12 exhausted, prefix 2001:db8:5::/48"),
     ("IP_ADDRESS", "server listening addr=10.0.3.7"),
     ("IP_ADDRESS", "Mozilla/5.0 Chrome/120.0.6099.109 Safari/537.36"),
     ("IP_ADDRESS", "upgraded to 2.4.1.0 today"),

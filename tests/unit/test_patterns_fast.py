@@ -19,7 +19,7 @@ from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import ip, phone
 from scrubber.detectors.validators.base import Memo
 from scrubber.detectors.validators.ip import IpPolicy
-from scrubber.dial import ENTITIES
+from scrubber.dial import ENTITIES, ip_networks
 from scrubber.rulefile import grammar_dir
 
 DETECTOR = next(d for d in build_detectors(frozenset(ENTITIES)) if isinstance(d, PatternDetector))
@@ -162,16 +162,12 @@ def test_no_date_or_time_has_more_than_eight_digits() -> None:
 
 
 def _ipv4_by_ipaddress(value: str) -> int:
-    """What the ipv4 validator said before it read dotted quads itself."""
+    """What ipaddress says of an address: every one is a finding but loopback and unspecified."""
     try:
         addr = ipaddress.IPv4Address(value)
     except ValueError:
         return 0
-    if addr.is_loopback or addr.is_unspecified or addr.is_multicast or addr.is_reserved:
-        return 0
-    if addr.is_link_local or max(addr.packed) < 10 or addr.packed[3] in (0, 255):
-        return 0
-    return len(value)
+    return 0 if addr.is_loopback or addr.is_unspecified else len(value)
 
 
 def test_ipv4_reads_dotted_quads_as_ipaddress_does() -> None:
@@ -239,9 +235,11 @@ def test_the_message_context_says_which_address_ranges_are_found() -> None:
     def found(ctx: MessageContext) -> list[str]:
         return [text[f.start : f.end] for f in DETECTOR.detect(text, ctx) if f.entity == "IP_ADDRESS"]
 
-    assert found(MessageContext()) == ["81.2.69.160"]
-    assert found(MessageContext(ips=IpPolicy(private=True))) == ["10.20.1.5", "81.2.69.160"]
-    assert found(MessageContext(ips=IpPolicy(documentation=True))) == ["203.0.113.9", "81.2.69.160"]
+    assert found(MessageContext()) == ["10.20.1.5", "203.0.113.9", "81.2.69.160"]
+    private = IpPolicy(ip_networks(["private"]))
+    assert found(MessageContext(ips=private)) == ["203.0.113.9", "81.2.69.160"]
+    documentation = IpPolicy(ip_networks(["documentation", "81.2.69.0/24"]))
+    assert found(MessageContext(ips=documentation)) == ["10.20.1.5"]
 
 
 def test_phone_verdicts_stay_with_their_message() -> None:

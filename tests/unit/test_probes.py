@@ -11,19 +11,15 @@ editing the source, rebuild with ``python tests/unit/test_probes.py``.
 
 from __future__ import annotations
 
-import json
-import re
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from marks import dump_probes, parse_probes, scored
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "tests" / "data" / "probes.txt"
 GOLD = REPO / "tests" / "data" / "probes.jsonl"
-
-MARK = re.compile(r"\[\[([A-Z_]+)(~?):(.+?)\]\]")
 
 # Reached at level 7 (2026-11-25): recall 1.000, precision 0.995, 1 of 172 hard negatives with a
 # finding ("upgraded the router to 2.4.10.9"), leak 0.000. The floors leave a little room. Since
@@ -36,42 +32,14 @@ NEGATIVES_FLAGGED = 4
 LEAK = 0.03
 
 
-def parse(source: Path = SOURCE) -> list[dict[str, Any]]:
-    """The probe records of ``source``, in the gold format of ``score.py``."""
-    records: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
-    for ln, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        channel, sep, marked = line.partition("\t")
-        if not sep or channel not in ("chat", "email", "log"):
-            raise ValueError(f"{source}:{ln}: expected CHANNEL<tab>TEXT")
-        marked = marked.replace("\\n", "\n")
-        text, spans, at = "", [], 0
-        for m in MARK.finditer(marked):
-            text += marked[at : m.start()]
-            start = len(text)
-            text += m.group(3)
-            spans.append(
-                {"start": start, "end": len(text), "entity": m.group(1), "partial": m.group(2) == "~"}
-            )
-            at = m.end()
-        text += marked[at:]
-        if "[[" in text or "]]" in text:
-            raise ValueError(f"{source}:{ln}: unbalanced mark")
-        counts[channel] = counts.get(channel, 0) + 1
-        records.append(
-            {"id": f"probe-{channel}-{counts[channel]:03d}", "channel": channel, "text": text, "spans": spans}
-        )
-    return records
-
-
-def dump(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+def parse() -> list[dict[str, Any]]:
+    return parse_probes(SOURCE)
 
 
 def test_jsonl_is_built_from_the_source() -> None:
-    assert GOLD.read_text(encoding="utf-8") == dump(parse()), "rebuild: python tests/unit/test_probes.py"
+    assert GOLD.read_text(encoding="utf-8") == dump_probes(parse()), (
+        "rebuild: python tests/unit/test_probes.py"
+    )
 
 
 def test_the_set_is_balanced() -> None:
@@ -84,14 +52,8 @@ def test_the_set_is_balanced() -> None:
     assert {s["entity"] for r in records for s in r["spans"]} == set(ENTITY_LEVELS)
 
 
-@cache
 def result() -> dict[str, Any]:
-    from load.devset_score import scan, score_module
-
-    preds = scan(GOLD, 7)
-    score = score_module()
-    gold, order = score.load_gold(str(GOLD))
-    return score.score(gold, order, preds, 7)  # type: ignore[no-any-return]
+    return scored(GOLD)
 
 
 def test_recall_floor() -> None:
@@ -119,5 +81,5 @@ def test_leak_ceiling() -> None:
 if __name__ == "__main__":
     if not (REPO / "tests" / "data").is_dir():
         pytest.exit("run from the repository")
-    GOLD.write_text(dump(parse()), encoding="utf-8")
+    GOLD.write_text(dump_probes(parse()), encoding="utf-8")
     print(f"wrote {GOLD}")

@@ -20,6 +20,7 @@ VALIDATORS: dict[str, Validator] = {
     "phone": phone.phone,
     "phone_formatted": phone.phone_formatted,
     "phone_national": phone.phone_national,
+    "phone_grouped": phone.phone_grouped,
     "bank_account": identifiers.bank_account,
     "ipv4": ip.ipv4,
     "ipv6": ip.ipv6,

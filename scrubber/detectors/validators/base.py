@@ -1,4 +1,5 @@
-"""What the families of validators share: the contract of a validator, its memo, and digits."""
+"""What the families of validators share: the contract of a validator, its memo, digits, and
+whether groups of digits read as a date."""
 
 from __future__ import annotations
 
@@ -26,3 +27,20 @@ Validator = Callable[[str, Memo], int]
 def digits_of(value: str) -> str:
     """The digits of ``value``, without what separates them."""
     return "".join(ch for ch in value if ch.isdigit())
+
+
+def spaced_date(groups: list[str]) -> bool:
+    """Whether three groups read as a date written with blanks ("1979 06 12", "12 06 1979")."""
+    if len(groups) != 3:
+        return False
+    a, b, c = groups
+    if len(a) == 4 and len(b) <= 2 and len(c) <= 2:
+        year, mid, last = a, b, c
+    elif len(c) == 4 and len(a) <= 2 and len(b) <= 2:
+        year, mid, last = c, a, b
+    else:
+        return False
+    if not (year + mid + last).isdigit():
+        return False
+    small = sorted((int(mid), int(last)))
+    return year[:2] in ("19", "20") and 1 <= small[0] <= 12 and 1 <= small[1] <= 31

@@ -1,12 +1,15 @@
-"""Phone numbers: libphonenumber's validity, for numbers however people write them."""
+"""Phone numbers: libphonenumber's validity, for numbers however people write them, and a
+number's length and structure where a phone label vouches for it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import phonenumbers
 
-from scrubber.detectors.validators.base import Memo, digits_of
+from scrubber.detectors.validators.base import Memo, digits_of, spaced_date
+from scrubber.detectors.validators.ip import DOTTED_QUAD
 from scrubber.detectors.validators.phone_metadata import US_FIRST, hopeless, north_american, valid_in
 
 # Every metadata pattern compiled once and kept, not looked up in ``re``'s own cache on each of
@@ -80,14 +83,54 @@ def phone_national(value: str, memo: Memo) -> int:
     return _phone_prefix(value, memo, grouped=False)
 
 
-def _phone_prefix(value: str, memo: Memo, *, grouped: bool) -> int:
-    """The longest valid number that ``value`` starts with, dropping up to three last groups.
+def phone_grouped(value: str, memo: Memo) -> int:
+    """A number in any country's grouping, judged by its length and structure alone.
+
+    For a value a phone label announces ("Desk: +41 (0)44 512 83 07", "Phone: 31-47-92-08"):
+    7-15 digits (a trunk "(0)" not counted), after "+" or "00" a country code that exists,
+    at least three different digits, and not a date, a dotted quad or a decimal number.
+    """
+    if DOTTED_QUAD.fullmatch(value) is not None:
+        return 0  # an IP address, none of whose prefixes is a phone number either
+    # Where libphonenumber knows the plan, it knows where the number ends: "(415) 555-2671 12
+    # items" is ten digits and a count, though twelve digits would pass the structure test.
+    known = _phone_prefix(value, memo, grouped=False)
+    return known or _phone_prefix(value, memo, check=_grouped_phone)
+
+
+def _grouped_phone(value: str) -> bool:
+    core = _without_extension(value)
+    if core.count("(") != core.count(")"):
+        return False
+    international = core.startswith(("+", "00"))
+    body = core[2:] if core.startswith("00") else core.lstrip("+ ")
+    # "+41 (0)44 ...": the trunk prefix shown for callers inside the country, not dialled from abroad.
+    groups = body.replace("(0)", " ").translate(_GROUP_SEPARATORS).split()
+    digits = "".join(groups)
+    if not 7 <= len(digits) <= 15 or not digits.isdigit() or not digits.isascii() or len(set(digits)) < 3:
+        return False
+    if international and (digits[0] == "0" or not any(int(digits[:n]) in _COUNTRY_CODES for n in (1, 2, 3))):
+        return False
+    if "." in core and (len(groups) == 2 or DOTTED_QUAD.fullmatch(core) is not None):
+        return False  # a decimal number, an IP address
+    return not _looks_like_date_or_time(core) and not spaced_date(groups)
+
+
+# Country calling codes (1, 44, 852, ...) libphonenumber knows.
+_COUNTRY_CODES = frozenset(phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
+
+
+def _phone_prefix(
+    value: str, memo: Memo, *, grouped: bool = True, check: Callable[[str], bool] | None = None
+) -> int:
+    """The longest valid number that ``value`` starts with, dropping up to three last groups
+    (valid: ``check``, or by default ``_phone`` with ``grouped``).
 
     A candidate may run on into an unrelated number ("(415) 555-2671 12 items").
     """
     cut = len(value)
     for _ in range(4):
-        if _phone(value[:cut], memo, grouped=grouped):
+        if check(value[:cut]) if check is not None else _phone(value[:cut], memo, grouped=grouped):
             return cut
         at = max(value.rfind(sep, 0, cut) for sep in " -./")
         if at <= 0:
@@ -111,7 +154,8 @@ def _phone(value: str, memo: Memo, *, grouped: bool) -> int:
     sizes = [len(g) for g in groups]
     if grouped and len(sizes) < 2:
         return 0
-    nanp = sizes in _NANP_GROUPS if grouped else len(digits) == 10 or digits[0] == "1"
+    # Ungrouped, ten digits are North American unless they start with a trunk "0" (no area code does).
+    nanp = sizes in _NANP_GROUPS if grouped else (len(digits) == 10 and digits[0] != "0") or digits[0] == "1"
     if nanp and (len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")):
         return len(value) if _parse(core, "US", memo) else 0
     if digits[0] == "0" and (not grouped or (min(sizes) >= 2 and "." not in core)):
