@@ -83,11 +83,13 @@ def _scanner() -> Scrubber:
     """The engine, restricted to pattern rules for :data:`LOG_ENTITIES`, built on first use."""
     from scrubber import rulefile
     from scrubber.detectors.cues import load_cues
-    from scrubber.detectors.patterns import PatternDetector, load_patterns
+    from scrubber.detectors.patterns import PatternDetector
+    from scrubber.detectors.vendors import load_pattern_rules
     from scrubber.dial import MAX_LEVEL, Policy
 
     root = rulefile.grammar_dir()
-    rules = load_patterns(root / "patterns.yaml", load_cues(root / "cues.yaml"))
+    # Vendor tokens too: a key in a log line is as much a secret as one in a message.
+    rules = load_pattern_rules(root, load_cues(root / "cues.yaml"))
     wanted = [r for r in rules if r.entity in LOG_ENTITIES]
     return Scrubber(Policy(level=MAX_LEVEL), detectors=[PatternDetector(wanted, timeout=0.05)])
 

@@ -11,8 +11,9 @@ from scrubber.detectors.cues import load_cues
 from scrubber.detectors.grammar import GrammarDetector, load_grammar
 from scrubber.detectors.names import NameDetector, load_names
 from scrubber.detectors.names.model import NameModelDetector, load_model
-from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.patterns import PatternDetector
 from scrubber.detectors.tables import TableDetector
+from scrubber.detectors.vendors import load_pattern_rules
 
 
 def build_detectors(
@@ -20,7 +21,7 @@ def build_detectors(
 ) -> list[Detector]:
     root = grammar_dir or rulefile.grammar_dir()
     cues = load_cues(root / "cues.yaml")
-    rules = [r for r in load_patterns(root / "patterns.yaml", cues) if r.entity in entities]
+    rules = [r for r in load_pattern_rules(root, cues) if r.entity in entities]
     detectors: list[Detector] = []
     if rules:
         detectors.append(PatternDetector(rules, timeout=regex_timeout))

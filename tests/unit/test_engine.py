@@ -11,7 +11,8 @@ import pytest
 from scrubber import engine
 from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import load_cues
-from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.pattern_rules import load_patterns
+from scrubber.detectors.patterns import PatternDetector
 from scrubber.dial import ENTITY_LEVELS, OperatorSpec, Policy, PolicyError
 from scrubber.engine import Scrubber, ScrubError
 from scrubber.rulefile import grammar_dir

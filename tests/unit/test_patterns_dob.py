@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from scrubber.detectors.cues import load_cues
-from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.pattern_rules import load_patterns
+from scrubber.detectors.patterns import PatternDetector
 from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import dates
 from scrubber.detectors.validators.base import Memo

@@ -12,9 +12,10 @@ import pytest
 import regex
 
 from load import streams
-from scrubber.detectors import MessageContext, patterns
+from scrubber.detectors import MessageContext, pattern_rules, patterns
 from scrubber.detectors.cues import load_cues
-from scrubber.detectors.patterns import PatternDetector, load_patterns
+from scrubber.detectors.pattern_rules import load_patterns
+from scrubber.detectors.patterns import PatternDetector
 from scrubber.detectors.registry import build_detectors
 from scrubber.detectors.validators import ip, phone
 from scrubber.detectors.validators.base import Memo
@@ -65,7 +66,7 @@ def _fuzz(seed: int, count: int) -> list[str]:
 
 def test_every_pinned_rule_has_its_twin() -> None:
     # A rule in _LINEAR whose regex changed loses its twin; this says it must be checked again.
-    assert set(TWINNED) == set(patterns._LINEAR)
+    assert set(TWINNED) == set(pattern_rules._LINEAR)
 
 
 @pytest.mark.parametrize("name", TWINNED)
@@ -107,7 +108,7 @@ def test_non_ascii_text_takes_the_regex_engine() -> None:
 
 
 def test_translation_of_group_syntax() -> None:
-    twin = patterns.linear_twin(r"(?<![\w.-])(?<v>\d{3}(?<s>[ .]?)\d{2}\g<s>\d{4})\(?<x", 0)
+    twin = pattern_rules.linear_twin(r"(?<![\w.-])(?<v>\d{3}(?<s>[ .]?)\d{2}\g<s>\d{4})\(?<x", 0)
     assert twin.pattern == r"(?<![\w.-])(?P<v>\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4})\(?<x"
 
 
@@ -115,7 +116,7 @@ NEEDING = sorted(name for name, r in RULES.items() if r.needs is not None)
 
 
 def test_every_pinned_pre_check_is_in_use() -> None:
-    assert set(NEEDING) == set(patterns._NEEDS)
+    assert set(NEEDING) == set(pattern_rules._NEEDS)
 
 
 @pytest.mark.parametrize("name", NEEDING)

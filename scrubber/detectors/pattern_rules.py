@@ -1,0 +1,306 @@
+"""Pattern rules (grammar/patterns.yaml): loading and checking, and what makes some of them
+cheap: a twin on the standard library's engine for linear patterns, and a search for what a
+text must hold before a pattern runs. The detector that runs them is ``patterns``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from scrubber import rulefile
+from scrubber.detectors.validators import VALIDATORS, Validator
+from scrubber.dial import ENTITY_LEVELS
+from scrubber.rulefile import RuleError
+
+DEFAULT_WINDOW = 40
+DEFAULT_CONTEXT_SCORE = 0.95
+DEFAULT_PENALTY = 0.5
+
+
+# Rules whose pattern also runs on the standard library's engine, on ASCII texts, without a
+# timeout: a ``regex`` call with ``timeout=`` reads the process clock (a system call, ~1 us)
+# two or three times, which costs more than the whole scan of a chat line. Only patterns that
+# provably run in linear time are listed: every quantifier is bounded ({m,n}, ?), so a match is
+# at most a few dozen characters and each start position tries a bounded number of paths, or,
+# in ``phone``, the one unbounded ``[ \t]*`` run is followed by an item that cannot match a
+# blank (a letter of "ext"/"x" or a digit), so each run of blanks is read a bounded number of
+# times. None of them has a variable-width look-behind or ``\s`` (which the two engines read
+# differently for \x1c-\x1f); on ASCII texts ``\d``, ``\w`` and ``\b`` mean the same in both, and
+# the same again with ``re.ASCII``, which the twins are compiled with: then each is a table
+# look-up, not a call into the Unicode database (15-25% faster on log lines).
+# Each is pinned to the pattern it was checked on (a prefix of the SHA-256 of the rule's
+# regex): a rule whose regex has changed runs on ``regex`` with its timeout until it is
+# checked again and its new digest written here. ``regex`` skips ahead faster than ``re`` on
+# these patterns (a look-behind first defeats ``re``'s prefix scan), so on long stretches the
+# clock costs less than the slower scan: the twin runs on stretches up to TWIN_MAX_CHARS
+# (measured on 600-character e-mail bodies: us_zip4 14 us on ``re`` against 4 us on ``regex``
+# with its timeout; on chat and log lines, 2.4 us against 5).
+TWIN_MAX_CHARS = 200
+_LINEAR = {
+    # name: (digest of the regex, a class every match starts with). The twin starts with a
+    # look-ahead for that class: the pattern starts with a look-behind, which leaves ``re``
+    # trying the whole pattern at every position; the look-ahead fails first (15-60% faster).
+    # The class is tested at every position: spelt with ranges only, it is one bit test.
+    "credit_card": ("72bbd921511d", "[0-9]"),
+    "iban": ("82be405b6d6f", "[A-Za-z]"),
+    "aba_routing": ("99069df88ad1", "[0-9]"),
+    "bank_account": ("658309a2dd89", "[0-9]"),
+    "us_ssn_formatted": ("cb0c4fada7ba", "[0-9]"),
+    "us_ssn_plain": ("d40a01280919", "[0-9]"),
+    "phone": ("44a8b4bf8f60", "[+(0-9]"),
+    "phone_cued": ("44a8b4bf8f60", "[+(0-9]"),
+    "us_zip_after_state": ("e92f133706c3", "[A-Z,]"),
+    "us_zip4": ("7d76cef2e7e8", "[0-9]"),
+    "us_zip_cued": ("370c25015255", "[0-9]"),
+    "postcode": ("2c7d3bcd32ab", "[A-Z]"),
+    "postcode_cued": ("57e03287a246", "[A-Za-z]"),
+    "ipv4": ("ef9b76e35732", "[0-9]"),
+    "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]"),
+    "ipv6_short": ("a46803467807", "[0-9A-Fa-f:]"),
+}
+
+
+# What a pattern needs somewhere in an ASCII text to match at all, as one search for the
+# standard library's engine (bounded quantifiers only: linear), far cheaper than the pattern
+# itself, which then runs only where it can match: from ``reach`` characters before where the
+# search found it, since no match starts earlier (a match holds what is needed, its start at
+# most ``reach`` characters before). Pinned like ``_LINEAR``. A search is fast when ``re`` can
+# skip ahead to where it may match: when it starts with a literal (found like ``str.find``) or
+# with one character class (``[0-9]{5}`` is a repeat, so it is written ``-(?<=[0-9]{5}-)``,
+# which finds the same texts, or ``[0-9][0-9]{4}``); a look-behind after a literal is cheap.
+# Why each is needed:
+_NEEDS = {
+    # A two-letter state code (capitals, or any case after a comma), a comma maybe, 1-3 blanks,
+    # then the five digits of the value; the match starts where this does.
+    "us_zip_after_state": (
+        "e92f133706c3",
+        r"[A-Z,](?:(?<=[A-Z])[A-Z]|(?<=,)[ \t]?[A-Za-z]{2}),?[ \t]{1,3}[0-9]{5}",
+        0,
+    ),
+    # The value itself (both shapes), without what is around it.
+    "postcode": (
+        "2c7d3bcd32ab",
+        r"[A-Z](?:[A-Z]?[0-9][A-Z0-9]? ?[0-9][ABD-HJLNP-UW-Z]{2}"
+        r"|[0-9][ABCEGHJ-NPRSTV-Z] ?[0-9][ABCEGHJ-NPRSTV-Z][0-9])",
+        0,
+    ),
+    # The value itself, from its dash: the five digits before it.
+    "us_zip4": ("7d76cef2e7e8", r"-(?<=[0-9]{5}-)[0-9]{4}", 5),
+    # The value itself, from its first dash.
+    "us_ssn_formatted": ("cb0c4fada7ba", r"-(?<=[0-9]{3}-)[0-9]{2}-[0-9]{4}", 3),
+    # Four numbers and three dots, from the first dot (after the first number, 1-3 digits).
+    "ipv4": ("ef9b76e35732", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
+    # Seven colons between hex digits, from the first colon (after the first group, 1-4 digits).
+    "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
+    # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.
+    "ipv6_short": ("a46803467807", "::", 34),
+    # "@" or "%40", after the local part: one character and at most 63 more.
+    "email": ("29b46c29f377", "@|%40", 64),
+}
+
+
+def digest(source: str) -> str:
+    """What ``_LINEAR`` pins a rule's regex by."""
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+def linear_twin(source: str, flags: int, first: str = "") -> re.Pattern[str]:
+    """``source`` (``regex`` syntax) compiled for the standard library's engine, for ASCII texts.
+
+    The two spell named groups and their back-references differently; the rest of what
+    ``_LINEAR`` patterns use is common to both. ``first``, a class every match starts with,
+    goes in front as a look-ahead.
+    """
+    source = re.sub(r"(?<!\\)\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", source)
+    source = re.sub(r"\\g<([A-Za-z_]\w*)>", r"(?P=\1)", source)
+    if first:
+        # A global flag such as "(?i)" must stay at the very start.
+        head = re.match(r"\(\?[aiLmsux]+\)", source)
+        at = head.end() if head else 0
+        source = f"{source[:at]}(?={first}){source[at:]}"
+    return re.compile(source, re.ASCII | (re.IGNORECASE if flags & regex.IGNORECASE else 0))
+
+
+@dataclass(frozen=True, slots=True)
+class PatternRule:
+    name: str
+    entity: str
+    pattern: regex.Pattern[str]
+    score: float
+    validator: Validator | None
+    raise_lists: frozenset[str]
+    lower_lists: frozenset[str]
+    requires: frozenset[str]
+    cue_words: Mapping[str, tuple[str, ...]]
+    window: int
+    after: int
+    context_score: float
+    penalty: float
+    min_digits: int = 0
+    min_run: int = 0
+    min_count: tuple[tuple[str, int], ...] = ()
+    gate: tuple[str, ...] = ()
+    anchored: bool = False
+    # The same pattern on the standard library's engine, for ASCII texts (see ``_LINEAR``).
+    linear: re.Pattern[str] | None = None
+    # What an ASCII text must contain for the pattern to match, and how far before where it
+    # is found a match may start (see ``_NEEDS``).
+    needs: re.Pattern[str] | None = None
+    reach: int = 0
+    # The group that is the value: "v" when the pattern names one, else the whole match.
+    value_group: str | int = 0
+    # How many lines after a line that asks for a value (a cue of ``requires``, no value) a
+    # short reply may give it (see ``PatternDetector._answers``).
+    answer_lines: int = 0
+    # The lists whose cue raises the score (``raise`` and ``requires``), worked out once: a
+    # union of two sets is a new set, and ``_judge`` asks for it on every value it scores.
+    raised_by: frozenset[str] = frozenset()
+
+    @property
+    def gate_cased(self) -> tuple[str, ...]:
+        """Gate strings with capitals: looked for as written."""
+        return tuple(g for g in self.gate if g != g.lower())
+
+    @property
+    def gate_folded(self) -> tuple[str, ...]:
+        """Gate strings without capitals: looked for in any case."""
+        return tuple(g for g in self.gate if g == g.lower())
+
+
+_KEYS_REQUIRED = {"name", "entity", "regex", "score"}
+_KEYS_OPTIONAL = {
+    "validate",
+    "raise",
+    "lower",
+    "requires",
+    "window",
+    "after",
+    "ignorecase",
+    "context_score",
+    "penalty",
+    "min_digits",
+    "min_run",
+    "min_count",
+    "gate",
+    "anchored",
+    "answer_lines",
+}
+
+
+def load_patterns(path: Path, cues: Mapping[str, Sequence[str]]) -> list[PatternRule]:
+    data = rulefile.load(path)
+    if not isinstance(data, Mapping) or not isinstance(data.get("patterns"), list):
+        raise RuleError(path, rulefile.line_of(data), "expected a mapping with a 'patterns' list")
+    rules: list[PatternRule] = []
+    seen: set[str] = set()
+    for node in data["patterns"]:
+        if not isinstance(node, Mapping):
+            raise RuleError(path, None, "every pattern must be a mapping")
+        rules.append(build_rule(path, node, cues))
+        if rules[-1].name in seen:
+            raise RuleError(path, rulefile.line_of(node), f"duplicate pattern name {rules[-1].name!r}")
+        seen.add(rules[-1].name)
+    return rules
+
+
+def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[str]]) -> PatternRule:
+    """One rule of a rule file (a mapping of the keys above), checked; errors name its line."""
+    line = rulefile.line_of(node)
+    rulefile.check_keys(path, node, _KEYS_REQUIRED, _KEYS_OPTIONAL)
+    name = str(node["name"])
+
+    def fail(reason: str) -> RuleError:
+        return RuleError(path, line, f"pattern {name!r}: {reason}")
+
+    entity = node["entity"]
+    if entity not in ENTITY_LEVELS:
+        raise fail(f"unknown entity {entity!r}")
+    score = node["score"]
+    if not isinstance(score, int | float) or not 0 <= score <= 1:
+        raise fail("score must be a number between 0 and 1")
+    flags = regex.IGNORECASE if node.get("ignorecase") else 0
+    try:
+        pattern = regex.compile(str(node["regex"]), flags | regex.VERSION0)
+    except regex.error as exc:
+        raise fail(f"invalid regex: {exc}") from exc
+    validator = None
+    if "validate" in node:
+        validator = VALIDATORS.get(node["validate"])
+        if validator is None:
+            known = ", ".join(sorted(VALIDATORS))
+            raise fail(f"unknown validator {node['validate']!r} (known: {known})")
+
+    def lists(key: str) -> frozenset[str]:
+        names = node.get(key)
+        if names is None:
+            return frozenset()
+        if not isinstance(names, list) or not names:
+            raise fail(f"{key} must be a list of cue list names")
+        for cue in names:
+            if cue not in cues:
+                raise fail(f"unknown cue list {cue!r}")
+        return frozenset(names)
+
+    def number(key: str, default: int) -> int:
+        value = node.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise fail(f"{key} must be a whole number >= 0")
+        return value
+
+    gate = node.get("gate", [])
+    if not isinstance(gate, list) or not all(isinstance(g, str) and g for g in gate):
+        raise fail("gate must be a list of strings")
+    min_count = node.get("min_count", {})
+    if not isinstance(min_count, Mapping) or not all(
+        isinstance(k, str) and k and isinstance(v, int) and v > 0
+        for k, v in min_count.items()
+        if k != rulefile.LINE_KEY
+    ):
+        raise fail("min_count must map strings to whole numbers > 0")
+    requires = lists("requires")
+    anchored = node.get("anchored", False)
+    if not isinstance(anchored, bool) or (anchored and not requires):
+        raise fail("anchored must be true or false, and needs requires")
+    answer_lines = number("answer_lines", 0)
+    if answer_lines and not requires:
+        raise fail("answer_lines needs requires")
+    raise_lists, lower_lists = lists("raise"), lists("lower")
+    used = raise_lists | lower_lists | requires
+    source = str(node["regex"])
+    pinned, first = _LINEAR.get(name, ("", ""))
+    linear = linear_twin(source, flags, first) if pinned == digest(source) else None
+    pinned, needs, reach = _NEEDS.get(name, ("", "", 0))
+    needed = re.compile(needs) if pinned == digest(source) else None
+    return PatternRule(
+        name=name,
+        entity=entity,
+        pattern=pattern,
+        score=float(score),
+        validator=validator,
+        raise_lists=raise_lists,
+        lower_lists=lower_lists,
+        requires=requires,
+        cue_words={n: tuple(cues[n]) for n in sorted(used)},
+        window=number("window", DEFAULT_WINDOW),
+        after=number("after", 0),
+        context_score=float(node.get("context_score", DEFAULT_CONTEXT_SCORE)),
+        penalty=float(node.get("penalty", DEFAULT_PENALTY)),
+        min_digits=number("min_digits", 0),
+        min_run=number("min_run", 0),
+        min_count=tuple((k, v) for k, v in min_count.items() if k != rulefile.LINE_KEY),
+        gate=tuple(gate),
+        anchored=anchored,
+        linear=linear,
+        needs=needed,
+        reach=reach,
+        value_group="v" if "v" in pattern.groupindex else 0,
+        answer_lines=answer_lines,
+        raised_by=raise_lists | requires,
+    )
