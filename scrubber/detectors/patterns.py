@@ -317,6 +317,9 @@ class PatternDetector:
                     if finding.end < m.end():
                         self._stretch(rule, doc, out, finding.end, len(text), timeout)
                         return
+                elif rule.rescan and (inner := _next_group(text, m.span(rule.value_group))) > 0:
+                    self._stretch(rule, doc, out, inner, len(text), timeout)
+                    return
             return
         for lo, hi in self._stretches(rule, doc, start):
             self._stretch(rule, doc, out, lo, hi, timeout)
@@ -339,6 +342,9 @@ class PatternDetector:
                     continue
                 finding = self._judge(rule, doc, m)
                 if finding is None:
+                    if rule.rescan and (inner := _next_group(text, m.span(rule.value_group))) > 0:
+                        resume = inner  # "536-22-8173 (415) 555-2671": the number after a number
+                        break
                     continue
                 out.append(finding)
                 if finding.end < m.end():
@@ -385,11 +391,15 @@ class PatternDetector:
                     continue
                 left -= 1
                 label = _SPEAKER.match(line)
-                words = line[label.end() :] if label is not None else line
+                said = pos + label.end() if label is not None else pos
+                words = text[said:end]
+                # In a speaker label only the cues of the rule's own lists count ("Order:" does,
+                # for a date; "Client:" names a speaker, not an IP address).
                 if (
                     len(words.split()) > ANSWER_MAX_WORDS
                     or "=" in words
-                    or cues.first_after(cues.lists, pos, end) >= 0
+                    or cues.first_after(cues.lists, said, end) >= 0
+                    or (said > pos and cues.first_after(rule.read_lists, pos, said) >= 0)
                 ):
                     break
                 given = []
@@ -485,6 +495,15 @@ def _prefix_tree(words: list[str]) -> str:
         rests.setdefault(w[0], []).append(w[1:])
     alts = [re.escape(c) + (_prefix_tree(r) if r != [""] else "") for c, r in sorted(rests.items())]
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _next_group(text: str, span: tuple[int, int]) -> int:
+    """Where, inside the value in ``span``, a number visibly starts anew: a "(" or "+" after a
+    blank ("536-22-8173 (415) 555-2671"), or -1. Not any later group: the tail of a tracking
+    or card number ("2131 3288 0407 231") is no number of its own."""
+    start, end = span
+    found = [at for at in (text.find(" (", start, end), text.find(" +", start, end)) if at > start]
+    return min(found) + 1 if found else -1
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

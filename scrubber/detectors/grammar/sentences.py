@@ -44,7 +44,9 @@ _POINTS_BACK = re.compile(
 # Words of a request made as a statement: "Please type your social with no dashes", "I'll need
 # the subscriber's social". A sentence with one of them and no value asks, as a question does.
 _REQUEST_WORDS = re.compile(
-    r"\b(?:please|pls|plz|need|provide|type|give|confirm|read|send|tell|enter|share|verify)\b",
+    r"\b(?:please|pls|plz|need|provide|type|give|confirm|read|send|tell|enter|share|verify"
+    # ... and a question typed without its "?": "what's the billing zip", "can I get your social"
+    r"|what(?:'s|s| is| was)|(?:can|could|may) (?:i|we) (?:get|have|take))\b",
     re.IGNORECASE,
 )
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})

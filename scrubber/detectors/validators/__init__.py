@@ -14,6 +14,7 @@ __all__ = ["VALIDATORS", "Validator"]
 
 VALIDATORS: dict[str, Validator] = {
     "luhn_card": identifiers.luhn_card,
+    "luhn_any": identifiers.luhn_any,
     "iban": identifiers.iban,
     "us_ssn": identifiers.us_ssn,
     "aba_routing": identifiers.aba_routing,

@@ -7,7 +7,7 @@ from stdnum import iban as std_iban
 from stdnum import luhn
 from stdnum.us import rtn, ssn
 
-from scrubber.detectors.validators.base import Memo, digits_of
+from scrubber.detectors.validators.base import Memo, digits_of, spaced_date
 
 # Issuer ranges of the card schemes we accept (prefix -> allowed lengths).
 _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
@@ -38,6 +38,14 @@ def luhn_card(value: str, memo: Memo) -> int:
         if int(digits[:width]) in prefixes and len(digits) in lengths:
             return len(value) if luhn.is_valid(digits) else 0
     return 0
+
+
+def luhn_any(value: str, memo: Memo) -> int:
+    """12-19 digits that pass Luhn, whatever the issuer: for a number a card cue announces."""
+    digits = digits_of(value)
+    if not 12 <= len(digits) <= 19 or len(set(digits)) < 3:
+        return 0
+    return len(value) if luhn.is_valid(digits) else 0
 
 
 def iban(value: str, memo: Memo) -> int:
@@ -71,8 +79,14 @@ def bank_account(value: str, memo: Memo) -> int:
 
 
 def passport(value: str, memo: Memo) -> int:
-    digits = sum(c.isdigit() for c in value)
-    if digits < 1 or len(set(value)) < 3 or (value.isdigit() and len(value) < 8):
+    """Six to nine letters and digits, blanks between groups aside ("PA 2281 093"); digits
+    alone only eight or nine of them, and not a date written with blanks ("12 05 2029")."""
+    groups = value.split()
+    core = "".join(groups)
+    digits = sum(c.isdigit() for c in core)
+    if not 6 <= len(core) <= 9 or digits < 1 or len(set(core)) < 3:
+        return 0
+    if core.isdigit() and (len(core) < 8 or spaced_date(groups)):
         return 0
     return len(value)
 

@@ -1,0 +1,78 @@
+"""Values a cue announces that a validator alone would let pass: cards only Luhn vouches for,
+passports and driving licences of other countries, secrets after key words and in connection
+strings, SSNs typed with other dashes, a number right after another, values given as a reply;
+with the look-alikes beside the same words. The whole engine at level 7, as a user runs it."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+
+@cache
+def engine() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(f.entity, text[f.start : f.end]) for f in engine().scrub(text).findings]
+
+
+ANNOUNCED = [
+    # Luhn-valid numbers the issuer table does not hold, after a card cue.
+    ("Paid with my Maestro 6759 6498 2643 0 yesterday", "CREDIT_CARD", "6759 6498 2643 0"),
+    ("JCB card: 2131 7302 0418 552", "CREDIT_CARD", "2131 7302 0418 552"),
+    ("mir card 2200 4187 3965 1022", "CREDIT_CARD", "2200 4187 3965 1022"),
+    # Passports and licences after other languages' words, in groups.
+    ("Pasaporte: PA 2281 093", "PASSPORT", "PA 2281 093"),
+    ("passeport n° 18AV04417", "PASSPORT", "18AV04417"),
+    ("Reisepass Nr. C01X00T47, gültig bis 2031", "PASSPORT", "C01X00T47"),
+    ("Driving licence MORGA753116SM9IJ", "DRIVER_LICENSE", "MORGA753116SM9IJ"),
+    ("licencia de conducir: 418 227 903", "DRIVER_LICENSE", "418 227 903"),
+    ("Führerschein: B072RRE2I55", "DRIVER_LICENSE", "B072RRE2I55"),
+    # Secrets after key words, in prose and in connection strings.
+    ("password for the staging vault is Kq7!rT2mW", "SECRET", "Kq7!rT2mW"),
+    ("login for the build box: deployer / Hx9#tulip22", "SECRET", "Hx9#tulip22"),
+    (
+        "Endpoint=sb://x.example/;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;",
+        "SECRET",
+        "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==",
+    ),
+    # An SSN typed with an en dash; a mixed-case IBAN.
+    ("my ssn 536–22–8173 thanks", "US_SSN", "536–22–8173"),
+    ("IBAN: De89 3704 0044 0532 0130 00", "IBAN", "De89 3704 0044 0532 0130 00"),
+    # Given as the reply to the line that asks for it.
+    ("Agent: what's the password on the router?\nCustomer: Lantern_88moss", "SECRET", "Lantern_88moss"),
+    ("Agent: and your postcode?\nCustomer: sw1a 1aa", "ZIP_CODE", "sw1a 1aa"),
+]
+
+
+@pytest.mark.parametrize(("text", "entity", "value"), ANNOUNCED)
+def test_an_announced_value_is_found(text: str, entity: str, value: str) -> None:
+    assert (entity, value) in found(text)
+
+
+def test_a_phone_right_after_an_ssn_is_a_phone_of_its_own() -> None:
+    text = "My SSN is 536-22-8173 (415) 555-2671 call me"
+    assert found(text) == [("US_SSN", "536-22-8173"), ("PHONE_NUMBER", "(415) 555-2671")]
+
+
+LOOK_ALIKES = [
+    "gift card 6759649826430",  # a gift card is no payment card
+    "Order ref 213173020418552 for the card",  # a reference cue is nearer
+    "Troy called at 6759649826430",  # a name, no card cue
+    "travel document 12 05 2029",  # a date written with blanks
+    "Licence: GPL-3.0",  # software licences
+    "License: MIT",
+    "the password for the account is wrong",  # no value that looks like a password
+    "sms_sent_at=1712345678 phone",  # an epoch time
+]
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES)
+def test_a_look_alike_beside_the_same_words_is_none(text: str) -> None:
+    assert found(text) == []
