@@ -2,12 +2,8 @@
 
 Every input must end in one of two defined outcomes: a scrubbed message that parses again with
 the same part structure and without the planted address in any text part, or a refusal with a
-known, metric-safe reason. CI runs a short, derandomized pass; for a long random run::
-
-    MIME_FUZZ_SECONDS=3600 .venv/bin/python -m pytest tests/fuzz -q
-
-(each test repeats fresh random passes until the time is up; a failure stops it and prints the
-smallest input hypothesis found).
+known, metric-safe reason. CI runs a short, derandomized pass; for a long random run see tests/fuzz/fuzzing.py
+(``FUZZ_SECONDS=3600``).
 """
 
 from __future__ import annotations
@@ -15,15 +11,13 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
-import os
 import quopri
-import time
 from dataclasses import dataclass
 from email.message import Message
 from functools import cache
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from scrubber.dial import Policy
@@ -31,9 +25,8 @@ from scrubber.engine import Scrubber, ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats import html as htmltext
 from scrubber.smtp.transform import scrub_message
+from tests.fuzz.fuzzing import Counter, checks, repeat
 
-SECONDS = float(os.environ.get("MIME_FUZZ_SECONDS", "0"))
-LONG = SECONDS > 0
 CORPUS = sorted((Path(__file__).resolve().parent.parent / "data" / "eml").glob("*/*.eml"))
 KNOWN_REASONS = {
     "malformed_mime",
@@ -48,27 +41,14 @@ KNOWN_REASONS = {
 SEED = "jane.roe@example.com"
 CHARSETS = ["us-ascii", "utf-8", "iso-8859-1", "windows-1252", "koi8-r", "shift_jis", "utf-16", "x-unknown"]
 CTES = ["7bit", "8bit", "quoted-printable", "base64", "binary", None]
-CHECKS = settings(
-    max_examples=2000 if LONG else 60,
-    deadline=None,
-    derandomize=not LONG,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
+CHECKS = checks()
+GENERATED = Counter()
+MUTATED = Counter()
 
 
 @cache
 def engine() -> Scrubber:
     return Scrubber(Policy(level=7))
-
-
-def repeat(test: object) -> None:
-    """Run a hypothesis test once, or again and again until MIME_FUZZ_SECONDS are over."""
-    deadline = time.monotonic() + SECONDS
-    while True:
-        test()  # type: ignore[operator]
-        if time.monotonic() >= deadline:
-            return
 
 
 # --------------------------------------------------------------------------- generated messages
@@ -200,6 +180,7 @@ def check(data: bytes) -> Message | None:
 @CHECKS
 @given(tree=trees, subject=plain_text)
 def _generated(tree: Leaf | Multi, subject: str) -> None:
+    GENERATED()
     data = f"Subject: {subject.replace(chr(13), ' ').replace(chr(10), ' ')}\r\nMIME-Version: 1.0\r\n"
     after = check(data.encode("utf-8", "surrogatepass") + render(tree))
     if after is not None and planted_in_text(tree):
@@ -207,7 +188,7 @@ def _generated(tree: Leaf | Multi, subject: str) -> None:
 
 
 def test_generated_messages() -> None:
-    repeat(_generated)
+    repeat(_generated, GENERATED, "mime generated")
 
 
 # --------------------------------------------------------------------------- mutated corpus messages
@@ -238,8 +219,9 @@ def mutations(draw: st.DrawFn) -> bytes:
 @CHECKS
 @given(data=mutations())
 def _mutated(data: bytes) -> None:
+    MUTATED()
     check(data)
 
 
 def test_mutated_corpus_messages() -> None:
-    repeat(_mutated)
+    repeat(_mutated, MUTATED, "mime mutated")
