@@ -293,6 +293,9 @@ def _records(stream: TextIO) -> Iterator[tuple[int, Any, str] | _Bad]:
         except json.JSONDecodeError as exc:
             yield n, None, "invalid_json", f"invalid JSON: {exc.msg} at column {exc.colno}"
             continue
+        except RecursionError:  # the standard library's parser recurses once per nesting level
+            yield n, None, "invalid_json", "invalid JSON: nested too deeply"
+            continue
         if not isinstance(rec, dict):
             yield n, None, "not_object", "record is not a JSON object"
             continue
@@ -309,7 +312,7 @@ def _id_of(line: str) -> Any:
     """The id of a record that cannot be used, if it can still be read."""
     try:
         rec = json.loads(line.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
-    except (json.JSONDecodeError, UnicodeEncodeError):
+    except (json.JSONDecodeError, UnicodeEncodeError, RecursionError):
         return None
     return rec.get("id") if isinstance(rec, dict) else None
 

@@ -51,6 +51,18 @@ def test_scan_reports_every_bad_record_and_scrubs_the_rest() -> None:
     assert "536-22-8173" not in errors
 
 
+def test_scan_answers_a_deeply_nested_line_and_goes_on() -> None:
+    deep = b'{"id": "deep", "text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    nested_id = b'{"id": ' + b"[" * 5000 + b"]" * 5000 + b', "text": "x"}'
+    after = b'{"id": "after", "text": "ssn 536-22-8173"}'
+    done = run(["scan"], b"\n".join([deep, nested_id, after]) + b"\n")
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1
+    assert [(r["line"], r["reason"]) for r in out[:2]] == [(1, "invalid_json"), (2, "invalid_json")]
+    assert out[2] == {"id": "after", "findings": out[2]["findings"], "text": "ssn [US_SSN]"}
+    assert b"Traceback" not in done.stderr
+
+
 def test_scan_level_2_finds_nothing_above_level_2() -> None:
     record = {"id": "r", "text": "ssn 536-22-8173, mail jane@example.com, call (415) 555-2671"}
     done = run(["scan", "--level", "2"], json.dumps(record).encode() + b"\n")
