@@ -236,6 +236,8 @@ class SmtpConfig:
     mailbox_dir: str | None = None  # embedded default: deliver into a directory instead of upstream
     scrub_processes: int = 2  # 0: scrub in one thread of this process; N: a pool of N processes
     time_budget_ms: int | None = None  # per message; None: limits.time_budget_ms
+    # Accept allowed_networks that let the whole internet relay without AUTH (warned at start).
+    allow_open_relay: bool = False
 
 
 @dataclass(frozen=True)
@@ -493,6 +495,45 @@ def _kafka_security(security: Mapping[str, Any]) -> None:
             raise UnknownKeyError(f"kafka.security.{name}", _KAFKA_SECURITY_KEYS, listed=True)
 
 
+# Networks of the operator's own hosts, whatever their size.
+_LOCAL_V4 = tuple(
+    ipaddress.IPv4Network(n)
+    for n in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+    )
+)
+_LOCAL_V6 = tuple(ipaddress.IPv6Network(n) for n in ("fc00::/7", "fe80::/10", "::1/128"))
+# Wider than this, a network of public addresses is not a partner's hosts but the internet at
+# large: a /8 of IPv4, a /32 of IPv6 (a whole provider's allocation).
+_WIDEST_PREFIX = {4: 8, 6: 32}
+_MAPPED_V4 = ipaddress.IPv6Network("::ffff:0:0/96")
+
+
+def open_networks(networks: tuple[str, ...]) -> list[str]:
+    """The entries of ``allowed_networks`` that let the internet at large connect."""
+    out = []
+    for entry in networks:
+        net: ipaddress.IPv4Network | ipaddress.IPv6Network = ipaddress.ip_network(entry, strict=False)
+        if isinstance(net, ipaddress.IPv6Network) and net.prefixlen >= 96 and net.subnet_of(_MAPPED_V4):
+            # ::ffff:a.b.c.d is how an IPv6 socket sees an IPv4 client.
+            net = ipaddress.ip_network(f"{net.network_address.ipv4_mapped}/{net.prefixlen - 96}")
+        if net.prefixlen >= _WIDEST_PREFIX[net.version]:
+            continue
+        if isinstance(net, ipaddress.IPv4Network):
+            local = any(net.subnet_of(n) for n in _LOCAL_V4)
+        else:
+            local = any(net.subnet_of(n) for n in _LOCAL_V6)
+        if local:
+            continue
+        out.append(entry)
+    return out
+
+
 def _smtp(data: Any) -> SmtpConfig:
     r = _Reader(data, "smtp")
     ur = _Reader(r.get("upstream", Mapping, {}), "smtp.upstream")
@@ -548,8 +589,16 @@ def _smtp(data: Any) -> SmtpConfig:
         mailbox_dir=r.get("mailbox_dir", str, None),
         scrub_processes=r.number("scrub_processes", SmtpConfig.scrub_processes, 0, 64),
         time_budget_ms=r.get("time_budget_ms", int, None),
+        allow_open_relay=r.get("allow_open_relay", bool, False),
     )
     r.done()
+    wide = open_networks(networks)
+    if wide and not auth.required and not cfg.allow_open_relay:
+        raise ConfigError(
+            f"smtp.allowed_networks: {', '.join(wide)} lets anyone on the internet send mail through "
+            "this relay without AUTH (an open relay): list your own networks, or require AUTH "
+            "(smtp.auth.required), or set smtp.allow_open_relay: true if that is really meant"
+        )
     if cfg.on_unscrubbable == "quarantine" and not cfg.quarantine_dir:
         raise ConfigError("smtp.on_unscrubbable: quarantine needs smtp.quarantine_dir")
     if cfg.time_budget_ms is not None and cfg.time_budget_ms < 1:

@@ -134,3 +134,12 @@ def test_a_listen_port_in_use_is_one_line_naming_the_key(tmp_path: Path, key: st
     errors = [json.loads(x) for x in err.splitlines() if '"level": "error"' in x]
     assert errors[-1]["event"] == "cannot start"
     assert errors[-1]["error"] == f"{key}: cannot listen on 127.0.0.1:{port}: Address already in use"
+
+
+def test_check_config_and_run_refuse_an_open_relay(tmp_path: Path) -> None:
+    path = tmp_path / "open.yaml"
+    path.write_text("smtp:\n  allowed_networks: [0.0.0.0/0, '::/0']\n")
+    for args in (["check-config", str(path)], ["run", "--config", str(path)]):
+        done = run(args, b"")
+        assert done.returncode == 2, args
+        assert b"open relay" in done.stderr and b"smtp.allow_open_relay" in done.stderr

@@ -177,3 +177,33 @@ def test_an_error_in_the_file_does_not_blame_an_unrelated_variable(tmp_path: Pat
     with pytest.raises(config.ConfigError) as err:
         config.load(path, environ={"SCRUBBER_ADMIN__LISTEN": "127.0.0.1:9000"})
     assert str(err.value).startswith("levle: unknown key")
+
+
+OPEN = {"allowed_networks": ["0.0.0.0/0", "::/0"]}
+
+
+@pytest.mark.parametrize(
+    "networks",
+    [["0.0.0.0/0"], ["::/0"], ["127.0.0.0/8", "0.0.0.0/1", "128.0.0.0/1"], ["::ffff:0:0/96"], ["2000::/3"]],
+)
+def test_an_open_relay_is_refused_without_auth_or_an_explicit_yes(networks: list[str]) -> None:
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({"smtp": {"allowed_networks": networks}})
+    assert "smtp.allowed_networks:" in str(err.value)
+    assert "open relay" in str(err.value) and "smtp.allow_open_relay" in str(err.value)
+
+
+def test_own_networks_of_any_size_and_a_partners_public_range_are_no_open_relay() -> None:
+    networks = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "127.0.0.0/8", "8.8.0.0/16"]
+    assert config.parse({"smtp": {"allowed_networks": networks}}).smtp is not None
+    assert config.open_networks(tuple(networks)) == []
+
+
+def test_an_open_relay_is_accepted_with_auth_or_when_meant(tmp_path: Path) -> None:
+    meant = config.parse({"smtp": {**OPEN, "allow_open_relay": True}}).smtp
+    assert meant is not None and meant.allow_open_relay
+    (tmp_path / "users").write_text("")
+    tls = {"cert": str(tmp_path / "c.pem"), "key": str(tmp_path / "k.pem")}
+    auth = {"required": True, "users_file": str(tmp_path / "users")}
+    with_auth = config.parse({"smtp": {**OPEN, "tls": tls, "auth": auth}}).smtp
+    assert with_auth is not None and not with_auth.allow_open_relay

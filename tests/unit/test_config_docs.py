@@ -84,6 +84,7 @@ EVERYTHING: dict[str, Any] = {
         },
         "level": 4,
         "allowed_networks": ["10.0.0.0/8"],
+        "allow_open_relay": True,
         "tls": {"cert": "/c.pem", "key": "/k.pem"},
         "auth": {"required": True, "users_file": "/users"},
         "max_message_bytes": 4096,
