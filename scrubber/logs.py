@@ -16,6 +16,12 @@ of intervention are counted in ``scrubber_log_redactions_total{reason}``.
 Library records (aiokafka, aiosmtpd, asyncio) keep only their message template unless the logger
 is in :data:`TRUSTED_LOGGERS`: their arguments may hold what a client sent (aiosmtpd logs the
 SMTP command lines, addresses included). Python warnings are captured as records as well.
+
+Library records are also rate-limited (:class:`LibraryRate`): a client library that loses its
+server logs the same error many times a second (aiokafka: about 60 while a broker is down), which
+would drown every other line. Past a few records of one kind in a window the rest are counted in
+``scrubber_log_records_suppressed_total{logger}`` and the next record written says how many were
+left out (``suppressed``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from typing import Any, TextIO
 
@@ -31,7 +38,7 @@ import structlog
 from structlog.typing import EventDict, WrappedLogger
 
 from scrubber.engine import Scrubber
-from scrubber.observability import LOG_REDACTIONS
+from scrubber.observability import LOG_REDACTIONS, LOG_SUPPRESSED
 
 RAW_CONTENT_KEYS = frozenset(
     {
@@ -76,6 +83,10 @@ _OWN_KEYS = frozenset({"timestamp", "level", "logger", "worker", "pid", "exc_inf
 TRUSTED_LOGGERS = ("scrubber", "aiokafka", "py.warnings")
 MAX_FIELD_CHARS = 16384
 _LIBRARY_LEVELS = {"mail.log": logging.WARNING, "aiokafka": logging.WARNING, "asyncio": logging.WARNING}
+# Records of one kind (logger, level, message template) written per window; the rest are counted.
+LIBRARY_BURST = 5
+LIBRARY_WINDOW = 10.0  # seconds
+_MAX_KINDS = 1024  # kinds remembered at once (a library that formats its own messages makes many)
 
 
 @cache
@@ -154,6 +165,55 @@ def library_template(_logger: WrappedLogger, _method: str, event_dict: EventDict
     return event_dict
 
 
+class LibraryRate(logging.Filter):
+    """Lets at most ``burst`` library records of one kind through per ``window`` seconds.
+
+    The rest are dropped and counted (``scrubber_log_records_suppressed_total{logger}``); the
+    first record of that kind written afterwards carries ``suppressed``: how many were left out.
+    """
+
+    def __init__(
+        self,
+        burst: int = LIBRARY_BURST,
+        window: float = LIBRARY_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.burst = burst
+        self.window = window
+        self.clock = clock
+        # kind -> [window start, records written in it, records left out since the last written]
+        self.kinds: dict[tuple[str, int, str], list[float]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = self.clock()
+        kind = (record.name, record.levelno, str(record.msg))
+        seen = self.kinds.get(kind)
+        if seen is None:
+            if len(self.kinds) >= _MAX_KINDS:
+                self._forget(now)
+            seen = self.kinds[kind] = [now, 0, 0]
+        elif now - seen[0] >= self.window:
+            seen[0], seen[1] = now, 0
+        if seen[1] >= self.burst:
+            seen[2] += 1
+            LOG_SUPPRESSED.labels(record.name).inc()
+            return False
+        seen[1] += 1
+        if seen[2]:
+            record.suppressed = int(seen[2])
+            seen[2] = 0
+        return True
+
+    def _forget(self, now: float) -> None:
+        """Drop the kinds whose window is over and that owe no count of left-out records."""
+        for kind, (start, _, left_out) in list(self.kinds.items()):
+            if now - start >= self.window and not left_out:
+                del self.kinds[kind]
+        if len(self.kinds) >= _MAX_KINDS:
+            self.kinds.clear()
+
+
 class _NamedWriter(structlog.WriteLogger):
     """A structlog writer that knows the logger name it was asked for (``add_logger_name`` reads it)."""
 
@@ -196,13 +256,14 @@ def configure(fmt: str = "auto", level: str = "info", stream: TextIO | None = No
         cache_logger_on_first_use=False,
     )
     formatter = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*shared, library_template],
+        foreign_pre_chain=[*shared, library_template, structlog.stdlib.ExtraAdder(["suppressed"])],
         use_get_message=False,
         pass_foreign_args=True,
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tail],
     )
     handler = logging.StreamHandler(stream)
     handler.setFormatter(formatter)
+    handler.addFilter(LibraryRate())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

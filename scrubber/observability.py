@@ -89,6 +89,11 @@ COMPONENT_READY = Gauge(
     ["component"],
     multiprocess_mode="livemin",
 )
+LOG_SUPPRESSED = Counter(
+    "scrubber_log_records_suppressed",
+    "Library log records not written because the same kind came too often (see logs.LibraryRate)",
+    ["logger"],
+)
 LOG_REDACTIONS = Counter(
     "scrubber_log_redactions",
     "Log fields refused (raw-content key) or redacted (value looked like PII), by reason",

@@ -169,3 +169,38 @@ def test_python_warnings_become_json_records(lines: Lines) -> None:
         warnings.warn("label removal is not supported here", UserWarning, stacklevel=1)
     (rec,) = lines()
     assert rec["logger"] == "py.warnings" and "label removal is not supported here" in rec["event"]
+
+
+def suppressed(logger: str) -> float:
+    return REGISTRY.get_sample_value("scrubber_log_records_suppressed_total", {"logger": logger}) or 0.0
+
+
+def test_a_library_repeating_itself_is_written_a_few_times_a_window_and_counted(lines: Lines) -> None:
+    before = suppressed("aiokafka")
+    lib = logging.getLogger("aiokafka")
+    for _ in range(600):  # what aiokafka logs in about ten seconds while its broker is down
+        lib.error("Unable connect to node with id %s: %s", 111, "[Errno 111] Connection refused")
+    lib.error("Unable to update metadata from %s", [111])
+    written = lines()
+    assert len(written) == logs.LIBRARY_BURST + 1
+    assert written[-1]["event"] == "Unable to update metadata from [111]"
+    assert suppressed("aiokafka") - before == 600 - logs.LIBRARY_BURST
+
+
+def test_after_its_window_a_kind_is_written_again_with_the_count_left_out() -> None:
+    now = [0.0]
+    rate = logs.LibraryRate(burst=2, window=10.0, clock=lambda: now[0])
+
+    def record() -> logging.LogRecord:
+        return logging.LogRecord("aiokafka", logging.ERROR, __file__, 1, "node %s down", (111,), None)
+
+    passed = [rate.filter(record()) for _ in range(5)]
+    assert passed == [True, True, False, False, False]
+    now[0] = 10.0
+    first = record()
+    assert rate.filter(first) and first.suppressed == 3  # type: ignore[attr-defined]
+    second = record()
+    assert rate.filter(second) and not hasattr(second, "suppressed")
+    assert not rate.filter(record())
+    other = logging.LogRecord("aiokafka", logging.ERROR, __file__, 1, "metadata from %s", (111,), None)
+    assert rate.filter(other)  # another kind has its own count

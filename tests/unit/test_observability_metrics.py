@@ -30,6 +30,7 @@ ALLOWED_LABELS = {
     "component",
     "version",
     "python",
+    "logger",  # a library's logger name (aiokafka.conn...): named in its code, a bounded set
 }
 
 
