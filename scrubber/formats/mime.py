@@ -101,6 +101,8 @@ CHUNK_CHARS = 32 * 1024
 MAX_LINE = 998
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SURROGATES = re.compile("[\ud800-\udfff]")
+# A line break that folds a header onto its next line.
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
 # What str.splitlines breaks at.
 _HEADER_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _STRUCTURE_DEFECTS = (
@@ -322,10 +324,10 @@ class _FrameUnit(_Unit):
 
 
 class _HeaderUnit(_Unit):
-    def __init__(self, msg: Message, name: str, values: list[str]) -> None:
+    def __init__(self, msg: Message, name: str) -> None:
         self.msg = msg
         self.name = name
-        self.texts = [_for_engine(v) for v in values]
+        self.texts, self.legacy = _header_texts(msg, name)
 
     def render(self, results: Sequence[Result], mask: Mask) -> None:
         new = [r.text for r in results]
@@ -339,12 +341,66 @@ class _HeaderUnit(_Unit):
         # crashes on some). Several of a header that may appear once (a broken message) are
         # set raw, since msg[name] = value refuses the second one.
         headers = [_FREE_TEXT(self.name, v) for v in new]
-        if len(headers) == 1:
+        if self.legacy:
+            # 8-bit octets in a legacy charset: written back as encoded words (UTF-8), which
+            # every reader decodes, rather than as raw UTF-8 the message never declared.
+            _replace_raw(self.msg, self.name, [_encoded_words(h, self.msg.policy) for h in headers])
+        elif len(headers) == 1:
             self.msg.replace_header(self.name, headers[0])
-            return
-        del self.msg[self.name]
-        for header in headers:
-            self.msg.set_raw(self.name, header)
+        else:
+            _replace_raw(self.msg, self.name, headers)
+
+
+def _replace_raw(msg: Message, name: str, values: Sequence[Any]) -> None:
+    """Every ``name`` header of ``msg`` replaced, in its place, by the next of ``values``."""
+    wanted = name.lower()
+    items = list(msg.raw_items())
+    fresh = iter(values)
+    for key in {k.lower(): k for k, _ in items}.values():
+        del msg[key]
+    for key, value in items:
+        msg.set_raw(key, next(fresh) if key.lower() == wanted else value)
+
+
+def _header_texts(msg: Message, name: str) -> tuple[list[str], bool]:
+    """The texts of every ``name`` header of ``msg`` (encoded words decoded), and whether one
+    held raw 8-bit octets that are not UTF-8.
+
+    The email package reads such octets as U+FFFD; they are read here in the part's charset
+    (else windows-1252, else Latin-1, as mail readers do), so that "Caf\xe9" stays "Café".
+    """
+    wanted = name.lower()
+    raws = [raw for key, raw in msg.raw_items() if key.lower() == wanted]
+    texts: list[str] = []
+    legacy = False
+    for parsed, raw in zip(msg.get_all(name, []), raws, strict=True):
+        if isinstance(raw, str) and _SURROGATES.search(raw):
+            octets = raw.encode("ascii", "surrogateescape")
+            try:
+                octets.decode("utf-8")
+            except UnicodeDecodeError:
+                legacy = True
+                unfolded = _FOLD.sub("", _legacy_text(octets, msg.get_content_charset())).rstrip("\r\n")
+                texts.append(str(_FREE_TEXT(name, unfolded)))
+                continue
+        texts.append(_for_engine(str(parsed)))
+    return texts, legacy
+
+
+def _legacy_text(octets: bytes, charset: str | None) -> str:
+    for candidate in (charset, "windows-1252"):
+        if candidate:
+            try:
+                return octets.decode(candidate)
+            except (LookupError, UnicodeError):
+                continue
+    return octets.decode("latin-1")
+
+
+def _encoded_words(header: Any, policy: Any) -> str:
+    """``header`` folded as 7-bit text (encoded words), without its name and last line break."""
+    folded: str = header.fold(policy=policy.clone(utf8=False))
+    return folded.split(":", 1)[1].lstrip(" ").rstrip("\r\n")
 
 
 @dataclass
@@ -416,8 +472,7 @@ class _Walk:
         """A message (the top one or an attached one): its free-text headers, then its body."""
         names = {k.lower(): k for k in reversed(msg.keys()) if k.lower() in self.headers}
         for name in names.values():
-            values = [_header_text(v) for v in msg.get_all(name, [])]
-            self.units.append(_HeaderUnit(msg, name, values))
+            self.units.append(_HeaderUnit(msg, name))
         self.part(msg, depth)
 
     def fields(self, block: Message) -> None:
@@ -426,8 +481,7 @@ class _Walk:
             raise FormatError("malformed_mime", "broken report fields")
         names = {k.lower(): k for k in reversed(block.keys())}
         for name in names.values():
-            values = [_header_text(v) for v in block.get_all(name, [])]
-            self.units.append(_HeaderUnit(block, name, values))
+            self.units.append(_HeaderUnit(block, name))
 
     def part(self, part: Message, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -465,11 +519,6 @@ class _Walk:
         if self.options.attachments == "strip":
             _strip(part)
             self.stripped += 1
-
-
-def _header_text(value: object) -> str:
-    """A header's text with encoded words decoded (raw UTF-8 headers decode as UTF-8)."""
-    return str(value)
 
 
 def _strip(part: Message) -> None:

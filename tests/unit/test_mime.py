@@ -166,6 +166,29 @@ def test_raw_utf8_headers_stay_raw_utf8(engine: Scrubber) -> None:
     assert "From: Zoë <zoë@example.com>".encode() in out
 
 
+@pytest.mark.parametrize(
+    ("charset", "raw", "meant"),
+    [
+        ("iso-8859-1", b"Caf\xe9 cr\xe8me", "Café crème"),
+        (None, b"\x93Caf\xe9\x94", "“Café”"),  # no charset: windows-1252, as readers do
+    ],
+)
+def test_raw_8bit_subject_in_a_legacy_charset_keeps_its_meaning(
+    charset: str | None, raw: bytes, meant: str, engine: Scrubber
+) -> None:
+    ctype = b"text/plain" + (b"; charset=" + charset.encode() if charset else b"")
+    head = b"From: a@example.com\r\nSubject: " + raw + b", ssn 536-22-1234\r\nX-After: 1\r\n"
+    data = head + b"Content-Type: " + ctype + b"\r\n\r\nhello caf\xe9\r\n"
+    out = scrub(data, engine).data
+    msg = parse(out)
+    assert str(msg["Subject"]) == f"{meant}, ssn [US_SSN]"
+    assert "\ufffd" not in out.decode("utf-8", "replace").split("\r\n\r\n")[0]
+    assert out.split(b"\r\n\r\n")[0].isascii()  # as encoded words: no 8-bit octets left in the head
+    assert list(msg.keys())[:3] == ["From", "Subject", "X-After"]  # in its place
+    unchanged = data.replace(b", ssn 536-22-1234", b"")
+    assert without_trace(scrub(unchanged, engine).data) == unchanged  # nothing found: byte for byte
+
+
 def test_unlisted_header_is_kept_and_listed_one_scrubbed(engine: Scrubber) -> None:
     data = b"Subject: call 415-555-0142\r\nX-Note: mail jane.roe@example.com\r\n\r\nhi\r\n"
     plain = parse(scrub(data, engine).data)
