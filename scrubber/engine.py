@@ -11,6 +11,7 @@ from pathlib import Path
 
 import regex
 
+from scrubber import invisible
 from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext
 from scrubber.detectors.patterns import RegexTimeout, TimeBudgetExceeded
 from scrubber.detectors.validators.ip import IpPolicy
@@ -102,6 +103,12 @@ class Scrubber:
     # ------------------------------------------------------------------ public API
     def scrub(self, text: str) -> ScrubResult:
         self._check(text)
+        seen = invisible.view(text)
+        if seen is not None:
+            return self._back(seen, self._scrub_one(seen.text))
+        return self._scrub_one(text)
+
+    def _scrub_one(self, text: str) -> ScrubResult:
         deadline = self._deadline(1)
         result = self._scrub_known(text, deadline)
         return result if result is not None else self._scrub_plain(text, deadline)
@@ -126,8 +133,16 @@ class Scrubber:
 
     def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
         """Scrub a batch; detectors that parse run once over the whole batch."""
+        views: list[invisible.View | None] = []
         for t in texts:
             self._check(t)
+            views.append(invisible.view(t))
+        if not any(views):
+            return self._scrub_batch(texts)
+        results = self._scrub_batch([t if v is None else v.text for t, v in zip(texts, views, strict=True)])
+        return [r if v is None else self._back(v, r) for r, v in zip(results, views, strict=True)]
+
+    def _scrub_batch(self, texts: Sequence[str]) -> list[ScrubResult]:
         deadline = self._deadline(len(texts))
         ctxs = [MessageContext(deadline, self._ips) for _ in texts]
         with _Guard() as guard:
@@ -237,7 +252,9 @@ class Scrubber:
         for f in findings:
             rep = self._fixed.get(f.entity)
             if rep is None:
-                value = text[f.start : f.end]
+                # The value as detection saw it: a value carried back over invisible characters
+                # gets the replacement (a pseudonym, the kept last digits) of its visible form.
+                value = invisible.visible(text[f.start : f.end])
                 key = (f.entity, value)
                 rep = cache.get(key)
                 if rep is None:
@@ -249,6 +266,14 @@ class Scrubber:
         parts.append(text[pos:])
         return "".join(parts)
 
+    def _back(self, seen: invisible.View, result: ScrubResult) -> ScrubResult:
+        """``result`` of scrubbing the view ``seen.text``, carried over to the original text: each
+        finding covers the original span its value came from, invisible characters included."""
+        findings = tuple(_carried(seen, f) for f in result.findings)
+        observed = tuple(_carried(seen, f) for f in result.observed)
+        text = self._apply(seen.original, findings) if findings else seen.original
+        return ScrubResult(text, findings, observed)
+
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:
             return True
@@ -256,6 +281,11 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
+
+
+def _carried(seen: invisible.View, f: Finding) -> Finding:
+    start, end = seen.span(f.start, f.end)
+    return replace(f, start=start, end=end)
 
 
 def _spared_idle(text: str, kept: Sequence[Finding], spared: Iterable[Finding]) -> bool:
