@@ -271,7 +271,7 @@ class Scrubber:
         finding covers the original span its value came from, invisible characters included."""
         findings = tuple(_carried(seen, f) for f in result.findings)
         observed = tuple(_carried(seen, f) for f in result.observed)
-        text = self._apply(seen.original, findings) if findings else seen.original
+        text = self.apply(seen.original, findings) if findings else seen.original
         return ScrubResult(text, findings, observed)
 
     def _allowed(self, value: str) -> bool:

@@ -1,11 +1,17 @@
-"""HTML: the text a reader sees and the links that mail or dial someone, mapped to the source.
+"""HTML: the text a reader sees, and every other place text hides, mapped to the source.
 
 :func:`parse` reads a document with the standard library's :class:`html.parser.HTMLParser`
 and returns an :class:`HtmlText`: ``text`` is the visible text (text nodes, character
-references decoded, a newline wherever a block-level tag breaks the flow) and ``links`` are the
-values of ``href="mailto:..."``/``href="tel:..."`` attributes. :meth:`HtmlText.render` takes
-replacements for spans of those and edits only them; tags, attributes, comments, scripts and
-styles stay byte for byte as they were.
+references decoded, a newline wherever a block-level tag breaks the flow) and ``slots`` are the
+other texts of the document, each scrubbed as a text of its own:
+
+- attribute values (``title``, ``alt``, ``value``, ``data-*``, links with their query strings,
+  percent-escapes decoded...), except those that only steer layout (:data:`LAYOUT_ATTRIBUTES`);
+- comments;
+- the contents of ``<script>`` and ``<style>``.
+
+:meth:`HtmlText.render` takes replacements for spans of the text and new values for slots and
+edits only them; tags and everything else stay byte for byte as they were.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import quote, unquote
 
 from scrubber.formats import FormatError
 
@@ -25,8 +32,57 @@ small span strike strong sub sup time tt u var wbr"""
 INLINE_TAGS = frozenset(_INLINE.split())
 # Their content is program text or style, never a text node.
 RAW_TEXT_TAGS = frozenset({"script", "style"})
-LINK_SCHEMES = ("mailto:", "tel:")
-_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+# Attributes whose values only steer layout or behaviour and never hold a person's data: not
+# scrubbed, to spare the engine the dozens of them a mailing carries.
+LAYOUT_ATTRIBUTES = frozenset(
+    {
+        "align",
+        "bgcolor",
+        "border",
+        "cellpadding",
+        "cellspacing",
+        "class",
+        "color",
+        "colspan",
+        "dir",
+        "face",
+        "frameborder",
+        "height",
+        "hspace",
+        "id",
+        "lang",
+        "rel",
+        "role",
+        "rowspan",
+        "scope",
+        "size",
+        "span",
+        "style",
+        "tabindex",
+        "target",
+        "type",
+        "valign",
+        "vspace",
+        "width",
+        "charset",
+        "http-equiv",
+        "xmlns",
+        "version",
+        "enctype",
+        "method",
+        "shape",
+        "nowrap",
+    }
+)
+# Attributes that hold a URL: percent-escapes are decoded before scrubbing ("%40" is "@").
+URL_ATTRIBUTES = frozenset({"href", "src", "action", "cite", "background", "poster", "formaction"})
+# One attribute in a start tag's source, as the standard library's parser reads them.
+_ATTRIBUTE = re.compile(
+    r"""((?<=['"\s/])[^\s/>][^\s/=>]*)(\s*=+\s*('[^']*'|"[^"]*"|(?!['"])[^>\s]*))?(?:\s|/(?!>))*"""
+)
+ATTRIBUTE, URL, COMMENT, RAW_TEXT = "attribute", "url", "comment", "raw_text"
+# What a URL may hold unescaped (besides letters, digits and "_.-~").
+_URL_SAFE = "!#$&'()*+,/:;=?@[]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +100,24 @@ class Piece:
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
-    """A ``mailto:``/``tel:`` attribute value; ``source[src_start:src_end]`` holds it, quotes included."""
+class Slot:
+    """A text outside the visible text: ``source[src_start:src_end]`` holds it (an attribute's
+    quotes included); ``value`` is what the engine reads, ``kind`` says how a new value is written."""
 
+    kind: str
     value: str
     src_start: int
     src_end: int
+
+    def written(self, new: str) -> str:
+        """``new`` as it goes into the source in this slot's place."""
+        if self.kind == URL:  # its percent-escapes were decoded for the engine: escape again
+            new = quote(new, safe=_URL_SAFE)
+        if self.kind in (ATTRIBUTE, URL):
+            return '"' + html.escape(new, quote=True) + '"'
+        if self.kind == COMMENT:  # "--" or a closing ">" would end the comment early
+            return new.replace("--", "- -").replace(">", "&gt;")
+        return new.replace("</", "<\\/")  # a script or style may not close itself early
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +134,19 @@ class HtmlText:
     source: str
     text: str
     pieces: list[Piece] = field(default_factory=list)
-    links: list[Link] = field(default_factory=list)
+    slots: list[Slot] = field(default_factory=list)
 
-    def render(self, text_edits: Iterable[Edit], link_values: Sequence[str | None]) -> str:
-        """The source with the visible-text ``text_edits`` applied and links given new values.
+    def render(self, text_edits: Iterable[Edit], slot_values: Sequence[str | None]) -> str:
+        """The source with the visible-text ``text_edits`` applied and slots given new values.
 
-        ``link_values`` holds, per link, its new value or None to keep it. Edits must not overlap.
+        ``slot_values`` holds, per slot, its new value or None to keep it. Edits must not overlap.
         """
         changes: list[tuple[int, int, str]] = []
         for edit in text_edits:
             changes.extend(self._source_changes(edit))
-        for link, value in zip(self.links, link_values, strict=True):
-            if value is not None and value != link.value:
-                changes.append((link.src_start, link.src_end, '"' + html.escape(value, quote=True) + '"'))
+        for slot, value in zip(self.slots, slot_values, strict=True):
+            if value is not None and value != slot.value:
+                changes.append((slot.src_start, slot.src_end, slot.written(value)))
         changes.sort()
         out: list[str] = []
         pos = 0
@@ -120,7 +188,7 @@ class _Reader(HTMLParser):
         self.chunks: list[str] = []
         self.length = 0
         self.pieces: list[Piece] = []
-        self.links: list[Link] = []
+        self.slots: list[Slot] = []
         self.raw_text_depth = 0
         # A character reference's span ends where the parser's next construct starts.
         self.open_ref: int | None = None
@@ -152,9 +220,12 @@ class _Reader(HTMLParser):
     # ------------------------------------------------------------------ parser callbacks
     def handle_data(self, data: str) -> None:
         self.close_ref()
-        if self.raw_text_depth:
-            return
         start = self.position()
+        if self.raw_text_depth:
+            if self.source[start : start + len(data)] != data:
+                raise FormatError("malformed_html", "script or style does not match its source position")
+            self.slots.append(Slot(RAW_TEXT, data, start, start + len(data)))
+            return
         if self.source[start : start + len(data)] != data:
             raise FormatError("malformed_html", "text node does not match its source position")
         self._add(data, start, start + len(data), literal=True)
@@ -175,16 +246,12 @@ class _Reader(HTMLParser):
         self._tag(tag)
         if tag in RAW_TEXT_TAGS:
             self.raw_text_depth += 1
-        href = next((v for k, v in attrs if k == "href" and v), None)
-        if href and href.strip().lower().startswith(LINK_SCHEMES):
-            self._link(href)
+        self._attributes(attrs)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.close_ref()
         self._tag(tag)
-        href = next((v for k, v in attrs if k == "href" and v), None)
-        if href and href.strip().lower().startswith(LINK_SCHEMES):
-            self._link(href)
+        self._attributes(attrs)
 
     def handle_endtag(self, tag: str) -> None:
         self.close_ref()
@@ -196,22 +263,35 @@ class _Reader(HTMLParser):
         if tag not in INLINE_TAGS:
             self._break()
 
-    def _link(self, href: str) -> None:
+    def _attributes(self, attrs: list[tuple[str, str | None]]) -> None:
+        """A slot for each attribute value that may hold text, found in the tag's source."""
+        if not any(v and k not in LAYOUT_ATTRIBUTES for k, v in attrs):
+            return
         raw = self.get_starttag_text() or ""
         tag_start = self.position()
-        for m in _HREF.finditer(raw):
-            group = next(g for g in (1, 2, 3) if m.group(g) is not None)
-            if html.unescape(m.group(group)) == href:
-                lo, hi = m.start(group), m.end(group)
-                if group < 3:  # the quotes belong to the span: a new value is always double-quoted
-                    lo, hi = lo - 1, hi + 1
-                self.links.append(Link(href, tag_start + lo, tag_start + hi))
-                return
-        raise FormatError("malformed_html", "link attribute not found in its tag")
+        head = re.match(r"<[a-zA-Z][^\t\n\r\f />\x00]*", raw)
+        found = list(_ATTRIBUTE.finditer(raw, head.end() if head else 0))
+        if len(found) != len(attrs):
+            raise FormatError("malformed_html", "attributes not found in their tag")
+        for (name, value), m in zip(attrs, found, strict=True):
+            if not value or name in LAYOUT_ATTRIBUTES:
+                continue
+            lo, hi = m.span(3)
+            if html.unescape(raw[lo:hi].strip("'\"")) != value:
+                raise FormatError("malformed_html", "attribute value not found in its tag")
+            if name in URL_ATTRIBUTES and "%" in value:
+                self.slots.append(Slot(URL, unquote(value), tag_start + lo, tag_start + hi))
+            else:
+                self.slots.append(Slot(ATTRIBUTE, value, tag_start + lo, tag_start + hi))
 
     def handle_comment(self, data: str) -> None:
         self.close_ref()
         self._break()
+        start = self.position()
+        # "<!--data-->", or a bogus comment such as "<!data>" or "</ data>".
+        at = self.source.find(data, start, start + 4 + len(data)) if data else -1
+        if at >= 0:
+            self.slots.append(Slot(COMMENT, data, at, at + len(data)))
 
     def handle_decl(self, decl: str) -> None:
         self.close_ref()
@@ -235,4 +315,4 @@ def parse(source: str) -> HtmlText:
         start = reader.open_ref
         reader.open_ref = None
         reader._add(html.unescape(source[start:]), start, len(source), literal=False)
-    return HtmlText(source, "".join(reader.chunks), reader.pieces, reader.links)
+    return HtmlText(source, "".join(reader.chunks), reader.pieces, reader.slots)

@@ -7,7 +7,7 @@ of them. What is scrubbed:
 
 - ``text/plain`` and other ``text/*`` parts, and attachments named ``*.csv``, ``*.txt``,
   ``*.log`` or ``*.tsv``, are decoded (transfer encoding, then charset) and scrubbed;
-- ``text/html`` parts: only text nodes and ``mailto:``/``tel:`` links (see :mod:`.html`);
+- ``text/html`` parts: text nodes, attribute values, comments, scripts and styles (see :mod:`.html`);
 - the free-text headers named in :attr:`MimeOptions.headers` (RFC 2047 encoded words decoded),
   in the message and in attached messages (``message/rfc822``);
 - the preamble and epilogue of every multipart (no reader shows them, but they are sent);
@@ -433,11 +433,11 @@ class _HtmlUnit(_Unit):
         cuts = _cuts(self.doc.text)
         self.starts = cuts[:-1]
         self.body = _split(_for_engine(self.doc.text), cuts)
-        self.texts = [*self.body, *(_for_engine(link.value) for link in self.doc.links)]
+        self.texts = [*self.body, *(_for_engine(slot.value) for slot in self.doc.slots)]
 
     def render(self, results: Sequence[Result], mask: Mask) -> None:
         body = results[: len(self.body)]
-        links = results[len(self.body) :]
+        slots = results[len(self.body) :]
         if not any(r.findings for r in results):
             return
         text = self.doc.text
@@ -449,7 +449,7 @@ class _HtmlUnit(_Unit):
             for start, r in zip(self.starts, body, strict=True)
             for f in r.findings
         ]
-        source = self.doc.render(edits, [r.text if r.findings else None for r in links])
+        source = self.doc.render(edits, [r.text if r.findings else None for r in slots])
         if source != self.decoded.text:
             _set_text(self.part, source, self.decoded)
 

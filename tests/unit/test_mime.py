@@ -41,7 +41,7 @@ def shape(msg: Message) -> list[tuple[str, bool, str | None]]:
 
 def visible_text(msg: Message) -> str:
     """Everything decoded from the message: headers, parts, and of HTML its text and links
-    (comments, scripts and styles are not scrubbed, see test_html_scrubs_text_and_links...)."""
+    and the texts of its attributes, comments, scripts and styles."""
     out = [str(v) for k, v in msg.items()]
     for part in msg.walk():
         if part.is_multipart():
@@ -52,7 +52,7 @@ def visible_text(msg: Message) -> str:
             text = payload.decode(part.get_content_charset() or "utf-8", "replace")
             if part.get_content_type() == "text/html":
                 doc = htmltext.parse(text)
-                text = "\n".join([doc.text, *(link.value for link in doc.links)])
+                text = "\n".join([doc.text, *(slot.value for slot in doc.slots)])
             out.append(text)
         out += [str(v) for k, v in part.items()]
     return "\n".join(out)
@@ -267,16 +267,16 @@ def test_utf8_epilogue_is_scrubbed_and_kept(engine: Scrubber) -> None:
 
 
 # --------------------------------------------------------------------------- where text hides
-def test_html_scrubs_text_and_links_but_not_markup(engine: Scrubber) -> None:
+def test_html_scrubs_text_links_comments_scripts_and_styles_but_not_markup(engine: Scrubber) -> None:
     data = (DATA / "generated" / "11-html-entities-links.eml").read_bytes()
     html = part_of(parse(scrub(data, engine).data), "text/html").get_content()
     assert "Mail [EMAIL_ADDRESS] &amp; call" in html
     assert 'href="tel:[PHONE_NUMBER]"' in html
     assert 'href="mailto:[EMAIL_ADDRESS]?subject=Hi%20there"' in html
-    # Styles, scripts and comments are not text nodes: byte for byte as they were.
+    # Styles, scripts and comments are scrubbed as texts of their own; markup stays as it was.
     assert "<style>p { color: #555; } .x { margin: 415px; }</style>" in html
-    assert "<script>var t = '123-45-6789';</script>" in html
-    assert "<!-- internal note: 123-45-6789 -->" in html
+    assert "<script>var t = '[US_SSN]';</script>" in html
+    assert "<!-- internal note: [US_SSN] -->" in html
     assert "&nbsp; bye</p>" in html
 
 

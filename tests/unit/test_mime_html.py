@@ -1,4 +1,5 @@
-"""HTML text nodes and links: what is scrubbed maps back to exactly its place in the source."""
+"""HTML text nodes, attributes, comments, scripts and styles: what is scrubbed maps back to
+exactly its place in the source."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ def edit_value(source: str, value: str, new: str) -> str:
     """Replace the visible ``value`` in ``source`` through the text/source mapping."""
     doc = htmltext.parse(source)
     start = doc.text.index(value)
-    return doc.render([htmltext.Edit(start, start + len(value), new)], [None] * len(doc.links))
+    return doc.render([htmltext.Edit(start, start + len(value), new)], [None] * len(doc.slots))
 
 
 @pytest.mark.parametrize(
@@ -52,31 +53,72 @@ def test_edits_land_in_the_source(source: str, value: str, expected: str) -> Non
 
 
 @pytest.mark.parametrize(
-    ("source", "value"),
+    ("source", "value", "written"),
     [
-        ("<a href='mailto:jane@example.com'>x</a>", "mailto:jane@example.com"),
-        ('<a class="c" HREF="tel:+14155550142">x</a>', "tel:+14155550142"),
-        ("<a href=mailto:jane@example.com>x</a>", "mailto:jane@example.com"),
-        ('<a href="MAILTO:a@b.example?subject=a&amp;b">x</a>', "MAILTO:a@b.example?subject=a&b"),
-        ('<area href="tel:5550142"/>', "tel:5550142"),
+        ("<a href='mailto:jane@example.com'>x</a>", "mailto:jane@example.com", '"mailto:[EMAIL_ADDRESS]"'),
+        ('<a class="c" HREF="tel:+14155550142">x</a>', "tel:+14155550142", '"[X]"'),
+        ("<a href=mailto:jane@example.com>x</a>", "mailto:jane@example.com", '"mailto:[EMAIL_ADDRESS]"'),
+        ('<a href="MAILTO:a@b.example?subject=a&amp;b">x</a>', "MAILTO:a@b.example?subject=a&b", '"[X]"'),
+        ('<area href="tel:5550142"/>', "tel:5550142", '"[X]"'),
+        # A URL's query string, percent-escapes decoded for the engine and written again.
+        (
+            '<a href="https://x.example/?u=jane%40example.com&amp;q=a%20b">x</a>',
+            "https://x.example/?u=jane@example.com&q=a b",
+            '"https://x.example/?u=[EMAIL_ADDRESS]&amp;q=a%20b"',
+        ),
+        ('<img alt="Jane Roe" src=x.png>', "Jane Roe", '"[X]"'),
+        ("<input type=text value='536-22-1234' disabled>", "536-22-1234", '"[X]"'),
+        ('<div data-ssn="536-22-1234">', "536-22-1234", '"&lt;X&gt;"'),
+        ('<span title="a &quot;quoted&quot; value">', 'a "quoted" value', '"[X]"'),
     ],
 )
-def test_mail_and_phone_links_are_found_and_rewritten(source: str, value: str) -> None:
+def test_attribute_values_are_slots_written_back_in_place(source: str, value: str, written: str) -> None:
     doc = htmltext.parse(source)
-    assert [link.value for link in doc.links] == [value]
-    out = doc.render([], ["mailto:[EMAIL_ADDRESS]"])
-    assert '="mailto:[EMAIL_ADDRESS]"' in out
-    assert value.split(":")[1].split("?")[0] not in out
+    (slot,) = [s for s in doc.slots if s.value == value]
+    new = {"[X]": "[X]", "&lt;X&gt;": "<X>"}.get(written.strip('"'), "")
+    if not new:
+        new = value.replace("jane@example.com", "[EMAIL_ADDRESS]").replace("a@b.example", "[EMAIL_ADDRESS]")
+    out = doc.render([], [new if s is slot else None for s in doc.slots])
+    assert out == source[: slot.src_start] + written + source[slot.src_end :]
 
 
-def test_other_links_and_attributes_are_not_touched() -> None:
-    source = '<a href="https://example.com/?u=jane@example.com" title="jane@example.com">x</a>'
+def test_layout_attributes_are_no_slots() -> None:
+    source = '<table class="Jane" style="color:red" width=10 bgcolor="#fff" id=x><tr><td align=left>'
+    assert htmltext.parse(source).slots == []
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "value", "new", "expected"),
+    [
+        (
+            "a<!-- call 415-555-0142 -->b",
+            "comment",
+            " call 415-555-0142 ",
+            " call [P] ",
+            "a<!-- call [P] -->b",
+        ),
+        ("<!-- x -->", "comment", " x ", "a--b>", "<!--a- -b&gt;-->"),
+        ("<!bogus 536-22-1234>", "comment", "bogus 536-22-1234", "bogus [S]", "<!bogus [S]>"),
+        (
+            "<script>var s='536-22-1234';</script>",
+            "raw_text",
+            "var s='536-22-1234';",
+            "[S]",
+            "<script>[S]</script>",
+        ),
+        ("<style>/* 536 */</style>", "raw_text", "/* 536 */", "</style>", "<style><\\/style></style>"),
+    ],
+)
+def test_comments_scripts_and_styles_are_slots(
+    source: str, kind: str, value: str, new: str, expected: str
+) -> None:
     doc = htmltext.parse(source)
-    assert doc.links == []
-    assert doc.render([], []) == source
+    (slot,) = doc.slots
+    assert (slot.kind, slot.value) == (kind, value)
+    assert doc.render([], [new]) == expected
 
 
 def test_no_edit_gives_the_source_back_byte_for_byte() -> None:
     source = '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><p a=b>x &amp; y</p></body>'
     doc = htmltext.parse(source)
-    assert doc.render([], [None] * len(doc.links)) == source
+    assert doc.render([], [None] * len(doc.slots)) == source
