@@ -7,6 +7,7 @@ import io
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, TextIO
 
@@ -16,6 +17,16 @@ from scrubber.dial import DEFAULT_LEVEL, MAX_LEVEL
 from scrubber.engine import Scrubber, ScrubError
 
 BATCH = 64
+
+
+def _seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("time budget must be a number of seconds") from None
+    if not n >= 0:
+        raise argparse.ArgumentTypeError("time budget must be 0 (none) or more seconds")
+    return n
 
 
 def _level(value: str) -> int:
@@ -44,6 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     scrub.add_argument("--config")
     scrub.add_argument("--lines", action="store_true", help="treat every line as its own message")
     scrub.add_argument("--explain", action="store_true", help="print findings (never values) to stderr")
+    scrub.add_argument(
+        "--time-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="seconds one message may take; past it nothing is written for it "
+        "(default: the config's limits.time_budget_ms, 5 s; 0: no limit)",
+    )
     scrub.add_argument(
         "--format",
         choices=("text", "eml"),
@@ -250,11 +268,21 @@ def cmd_check_config(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _scrubber(args: argparse.Namespace) -> Scrubber:
-    from scrubber.config import load_policy
+def _scrubber(args: argparse.Namespace, *, timed: bool) -> Scrubber:
+    """The engine for ``scan`` (untimed: it answers every record whatever it costs) or ``scrub``
+    (timed: ``--time-budget``, else the config's budget)."""
+    from scrubber.config import load
 
-    policy = load_policy(args.config, level=args.level)
-    return Scrubber(policy)
+    settings = load(args.config)
+    budget = _budget(args.time_budget, settings.limits.time_budget_ms) if timed else None
+    return Scrubber(settings.policy.policy(args.level), time_budget=budget)
+
+
+def _budget(given: float | None, config_ms: int) -> float | None:
+    """Seconds a message may take: ``--time-budget`` (0: no limit), else the config's."""
+    if given is None:
+        return config_ms / 1000
+    return given or None
 
 
 def _lenient_stdin() -> TextIO:
@@ -322,7 +350,7 @@ def cmd_scan(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) ->
     from scrubber.config import ConfigError
 
     try:
-        scrubber = _scrubber(args)
+        scrubber = _scrubber(args, timed=False)
     except ConfigError as exc:
         err.write(f"scrubber scan: invalid configuration: {exc}\n")
         return 2
@@ -372,7 +400,7 @@ def cmd_scrub(args: argparse.Namespace, inp: TextIO, out: TextIO, err: TextIO) -
     from scrubber.config import ConfigError
 
     try:
-        scrubber = _scrubber(args)
+        scrubber = _scrubber(args, timed=True)
     except ConfigError as exc:
         err.write(f"scrubber scrub: invalid configuration: {exc}\n")
         return 2
@@ -414,8 +442,15 @@ def cmd_scrub_eml(args: argparse.Namespace, inp: BinaryIO, out: BinaryIO, err: T
     if level is None:
         level = smtp.level if smtp is not None and smtp.level is not None else settings.policy.level
     options = MimeOptions(smtp.headers, smtp.attachments) if smtp is not None else MimeOptions()
+    budget_ms = (
+        smtp.time_budget_ms if smtp is not None and smtp.time_budget_ms else settings.limits.time_budget_ms
+    )
+    budget = _budget(args.time_budget, budget_ms)
+    scrubber = Scrubber(settings.policy.policy(level), time_budget=budget)
+    data = inp.read()
+    deadline = None if budget is None else time.monotonic() + budget
     try:
-        result = scrub_message(inp.read(), Scrubber(settings.policy.policy(level)), options)
+        result = scrub_message(data, scrubber, options, deadline=deadline)
     except (ScrubError, FormatError) as exc:
         err.write(f"scrubber scrub: cannot scrub this message ({exc.reason}); nothing written\n")
         return 1

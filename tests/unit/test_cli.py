@@ -143,3 +143,22 @@ def test_check_config_and_run_refuse_an_open_relay(tmp_path: Path) -> None:
         done = run(args, b"")
         assert done.returncode == 2, args
         assert b"open relay" in done.stderr and b"smtp.allow_open_relay" in done.stderr
+
+
+def test_scrub_keeps_a_time_budget_and_writes_nothing_past_it(tmp_path: Path) -> None:
+    text = b"ssn 536-22-8173, mail jane@example.com\n" * 200
+    over = run(["scrub", "--time-budget", "1e-9"], text)
+    assert over.returncode == 1 and over.stdout == b""
+    assert b"cannot scrub (time_budget)" in over.stderr
+    eml = b"Subject: hi\r\nContent-Type: text/plain\r\n\r\n" + text
+    over = run(["scrub", "--format", "eml", "--time-budget", "1e-9"], eml)
+    assert over.returncode == 1 and over.stdout == b""
+    assert b"cannot scrub this message (time_budget)" in over.stderr
+    unlimited = run(["scrub", "--time-budget", "0"], text)
+    assert unlimited.returncode == 0 and unlimited.stdout.count(b"[US_SSN]") == 200
+    # Without the option, the config's budget holds.
+    config = tmp_path / "c.yaml"
+    config.write_text("limits: {time_budget_ms: 1}\n")
+    assert run(["scrub", "--config", str(config)], text * 20).returncode == 1
+    bad = run(["scrub", "--time-budget", "-1"], text)
+    assert bad.returncode == 2 and b"time budget must be" in bad.stderr
