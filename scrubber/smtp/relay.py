@@ -58,7 +58,7 @@ from scrubber.smtp.delivery import (
     UpstreamPool,
     null_sender,
 )
-from scrubber.smtp.server import Handler, Server
+from scrubber.smtp.server import Handler, Server, stream
 from scrubber.smtp.transform import Scrubbed, SmtpJob
 from scrubber.workers import WorkerLost, WorkerPool
 
@@ -227,8 +227,8 @@ class SmtpRelay:
                 s.transport.close()
         await self._sessions_gone(CLOSE_SECONDS)
         for s in list(self.sessions):
-            if isinstance(s.transport, asyncio.WriteTransport):
-                s.transport.abort()
+            if s.transport is not None:
+                stream(s.transport).abort()
         await self._sessions_gone(CLOSE_SECONDS)
         if self._closing:
             await asyncio.wait(self._closing, timeout=DRAIN_SECONDS)

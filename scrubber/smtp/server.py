@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import re
 import uuid
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import structlog
 from aiosmtpd.smtp import SMTP, Envelope, Session, TLSSetupException, syntax
@@ -91,8 +91,7 @@ class Server(SMTP):
             if refusal is not None:
                 self.refused = True
                 with contextlib.suppress(OSError, RuntimeError):
-                    assert isinstance(transport, asyncio.WriteTransport)
-                    transport.write(refusal.encode("ascii") + b"\r\n")
+                    stream(transport).write(refusal.encode("ascii") + b"\r\n")
                 transport.close()
                 return
             self.open = True
@@ -271,3 +270,9 @@ class Handler:
             return "454 4.7.0 TLS not available"
         log.error("smtp.session_error", error=type(error).__name__)
         return "451 4.3.0 Internal error, try again later"
+
+
+def stream(transport: asyncio.BaseTransport) -> asyncio.Transport:
+    """A TCP connection's transport as the stream transport it is. Not an isinstance check:
+    uvloop's transports have the methods but do not derive from asyncio's classes."""
+    return cast(asyncio.Transport, transport)

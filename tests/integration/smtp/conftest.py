@@ -20,11 +20,12 @@ from tests.conftest import SmtpSink, free_port, stop_process, wait_for_port
 
 @pytest.fixture(scope="module")
 def start_relay() -> Iterator[Callable[..., RelayRunner]]:
-    """Start relays for a test module (``start_relay(level=..., **smtp_keys)``); all stop at the end."""
+    """Start relays for a test module (``start_relay(level=..., event_loop=..., **smtp_keys)``) on
+    the event loop named (asyncio by default, uvloop); all stop at the end."""
     runners: list[RelayRunner] = []
 
-    def start(level: int = 7, **smtp: Any) -> RelayRunner:
-        runner = RelayRunner(relay_settings(level, **smtp)).start()
+    def start(level: int = 7, event_loop: str = "asyncio", **smtp: Any) -> RelayRunner:
+        runner = RelayRunner(relay_settings(level, **smtp), event_loop).start()
         runners.append(runner)
         return runner
 

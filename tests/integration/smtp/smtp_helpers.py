@@ -21,6 +21,7 @@ from prometheus_client import REGISTRY
 
 from scrubber import config
 from scrubber.config import Settings
+from scrubber.service import run_loop
 from scrubber.smtp.relay import SmtpRelay
 from tests.conftest import SmtpSink, free_port, stop_process, wait_for_port
 
@@ -32,14 +33,14 @@ USER, PASSWORD = "alice", "correct horse battery staple"
 class RelayRunner:
     """An SmtpRelay serving from a background thread, for synchronous clients (smtplib, swaks)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, event_loop: str = "asyncio") -> None:
         self.settings = settings
         self.relay: SmtpRelay | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._started = threading.Event()
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+        self._thread = threading.Thread(target=lambda: run_loop(self._main(), event_loop), daemon=True)
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()

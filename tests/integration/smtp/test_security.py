@@ -254,3 +254,31 @@ def test_stalled_data_is_cut_off_and_nothing_forwarded(limited: RelayRunner, smt
         rest = sock.makefile("rb").read()
     assert b"354" in rest and b"250 2.0.0" not in rest
     assert not received(smtp_sink, token)
+
+
+# --------------------------------------------------------------------------- refusals on either loop
+@pytest.mark.parametrize("event_loop", ["uvloop", "asyncio"])
+def test_refusals_are_answered_on_either_event_loop(
+    start_relay: Callable[..., RelayRunner],
+    smtp_sink: SmtpSink,
+    event_loop: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    relay = start_relay(
+        upstream={"port": smtp_sink.port},
+        allowed_networks=["127.0.0.1/32"],
+        max_sessions=1,
+        event_loop=event_loop,
+    )
+    with pytest.raises(smtplib.SMTPConnectError) as outside:
+        smtplib.SMTP("127.0.0.1", relay.port, source_address=("127.0.0.2", 0), timeout=10)
+    assert outside.value.smtp_code == 554 and b"5.7.1" in outside.value.smtp_error
+    first = smtplib.SMTP("127.0.0.1", relay.port, timeout=10)
+    try:
+        with pytest.raises(smtplib.SMTPConnectError) as over:
+            smtplib.SMTP("127.0.0.1", relay.port, timeout=10)
+        assert over.value.smtp_code == 421
+    finally:
+        first.close()
+    # A refusal is one log line, never a traceback that a stranger could repeat to fill the log.
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
