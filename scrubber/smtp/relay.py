@@ -35,7 +35,7 @@ from typing import Any
 import structlog
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from scrubber.config import ConfigError, ListenError, Settings, SmtpConfig
+from scrubber.config import ConfigError, ListenError, Settings, SmtpConfig, open_networks
 from scrubber.engine import ScrubError
 from scrubber.formats import FormatError
 from scrubber.formats.mime import MimeOptions
@@ -166,6 +166,9 @@ class SmtpRelay:
             raise
         sock = self._server.sockets[0].getsockname()
         self.address = (sock[0], sock[1])
+        wide = open_networks(cfg.allowed_networks)
+        if wide and not cfg.auth.required:  # the config refuses this unless allow_open_relay says yes
+            log.warning("smtp.open_relay", allowed_networks=wide, auth=False)
         log.info(
             "smtp.listening",
             listen=f"{sock[0]}:{sock[1]}",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import structlog.testing
 from smtp_helpers import PASSWORD, USER, RelayRunner, find, marker, metric, received, tagged
 
 from scrubber.smtp.auth import UsersFile, UsersFileError, entry
@@ -282,3 +283,12 @@ def test_refusals_are_answered_on_either_event_loop(
         first.close()
     # A refusal is one log line, never a traceback that a stranger could repeat to fill the log.
     assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+def test_an_open_relay_that_is_meant_warns_at_every_start(
+    start_relay: Callable[..., RelayRunner], smtp_sink: SmtpSink
+) -> None:
+    with structlog.testing.capture_logs() as logs:
+        start_relay(upstream={"port": smtp_sink.port}, allowed_networks=["0.0.0.0/0"], allow_open_relay=True)
+    (warning,) = [e for e in logs if e["event"] == "smtp.open_relay"]
+    assert warning["log_level"] == "warning" and warning["allowed_networks"] == ["0.0.0.0/0"]
