@@ -131,8 +131,17 @@ class Scrubber:
             return None
         return self._finish(text, ctx.kept, vetted=True)
 
-    def scrub_many(self, texts: Sequence[str]) -> list[ScrubResult]:
-        """Scrub a batch; detectors that parse run once over the whole batch."""
+    def scrub_many(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[ScrubResult]:
+        """Scrub a batch; detectors that parse run once over the whole batch.
+
+        ``contexts`` (one per text, "" for none) is what stands before each text where it came
+        from, e.g. a JSON value's key (``"first_name: "``): detection reads it with the text, so
+        that rules keyed on it fire, but it is no part of the result, and never masked."""
+        if contexts is not None and any(contexts):
+            joined = self.scrub_many([c + t for c, t in zip(contexts, texts, strict=True)])
+            return [
+                self._after(len(c), t, r) if c else r for c, t, r in zip(contexts, texts, joined, strict=True)
+            ]
         views: list[invisible.View | None] = []
         for t in texts:
             self._check(t)
@@ -274,6 +283,13 @@ class Scrubber:
         text = self.apply(seen.original, findings) if findings else seen.original
         return ScrubResult(text, findings, observed)
 
+    def _after(self, cut: int, text: str, result: ScrubResult) -> ScrubResult:
+        """``result`` of scrubbing a context and ``text`` together, for ``text`` alone: findings
+        in the context are dropped, one that reaches into ``text`` keeps its part there."""
+        findings = tuple(_from(cut, f) for f in result.findings if f.end > cut)
+        observed = tuple(_from(cut, f) for f in result.observed if f.end > cut)
+        return ScrubResult(self._apply(text, findings) if findings else text, findings, observed)
+
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:
             return True
@@ -281,6 +297,10 @@ class Scrubber:
             return any(p.fullmatch(value, timeout=self._allow_timeout) for p in self._allow_patterns)
         except TimeoutError as exc:
             raise ScrubError("regex_timeout", "allow-list pattern") from exc
+
+
+def _from(cut: int, f: Finding) -> Finding:
+    return replace(f, start=max(f.start, cut) - cut, end=f.end - cut)
 
 
 def _carried(seen: invisible.View, f: Finding) -> Finding:

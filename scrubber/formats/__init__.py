@@ -50,6 +50,11 @@ class Document(Protocol):
     def texts(self) -> Sequence[str]:
         """The text units to scrub, in a fixed order."""
 
+    @property
+    def contexts(self) -> Sequence[str]:
+        """What stands before each text where it came from (a JSON value's key), read with it by
+        detection but never changed; "" for none."""
+
     def render(self, scrubbed: Sequence[str]) -> bytes:
         """The payload with ``texts`` replaced, one for one, by ``scrubbed``."""
 

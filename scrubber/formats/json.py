@@ -1,7 +1,14 @@
-"""JSON: scrub string values in place, everything else byte for byte as it came.
+"""JSON: scrub string values (and long integers) in place, everything else byte for byte as it came.
 
-Only the string tokens that are scrubbed are rewritten; whitespace, key order, duplicate keys,
-number spellings and escapes elsewhere stay exactly as they were. Object keys are never scrubbed.
+Only the tokens that are scrubbed are rewritten; whitespace, key order, duplicate keys, number
+spellings and escapes elsewhere stay exactly as they were. Object keys are never scrubbed, but
+each value is read with its key before it (its *context*: ``first_name: Maria``), so that rules
+keyed on field names fire as they do in a log line. A part of a name under a name object
+(``{"name": {"first": ...}}``) reads as ``first_name``.
+
+Integers of four digits or more are scrubbed too (a card, an SSN or a phone number may come as a
+JSON number); one in which something is found becomes a JSON string holding its replacement
+(``"card": "[CREDIT_CARD]"``), since a replacement is no number.
 
 Field paths are dotted (``user.email``); arrays are transparent (``items.note`` reaches the
 ``note`` of every object in ``items``); ``*`` matches any one key; a path that names an object or
@@ -20,6 +27,12 @@ from scrubber.formats import FormatError
 # One JSON token: a string (escapes included), a structural character, or a bare scalar
 # (number, true, false, null). The string branch is the unrolled form, linear on any input.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+# An integer long enough to be a value (a card, an account, an SSN, a phone number, a ZIP code).
+_LONG_INTEGER = re.compile(r"-?\d{4,}")
+# Parts of a name that, under a key naming a name, read as "<part>_name".
+_NAME_PARTS = frozenset({"first", "last", "given", "family", "middle", "full", "maiden", "display"})
+_SPACES = re.compile(r"\s+")
+MAX_CONTEXT_CHARS = 64
 
 
 def _no_constants(name: str) -> None:
@@ -31,6 +44,7 @@ class JsonDocument:
     source: str
     spans: tuple[tuple[int, int], ...]
     values: tuple[str, ...]
+    contexts: tuple[str, ...]  # per value: its key, as "key: " ("" for none)
 
     @property
     def texts(self) -> Sequence[str]:
@@ -79,8 +93,8 @@ class JsonFormat:
             raise FormatError("invalid_json", str(exc)[:200]) from None
         except RecursionError:
             raise FormatError("invalid_json", "nested too deeply") from None
-        spans, values = self._strings(source)
-        return JsonDocument(source, tuple(spans), tuple(values))
+        spans, values, contexts = self._values(source)
+        return JsonDocument(source, tuple(spans), tuple(values), tuple(contexts))
 
     def _selected(self, path: Sequence[str]) -> bool:
         if not self.fields:
@@ -90,37 +104,56 @@ class JsonFormat:
             for f in self.fields
         )
 
-    def _strings(self, source: str) -> tuple[list[tuple[int, int]], list[str]]:
-        """Spans and decoded values of the selected string values (the source is valid JSON)."""
+    def _values(self, source: str) -> tuple[list[tuple[int, int]], list[str], list[str]]:
+        """Spans, decoded values and contexts of the selected values (the source is valid JSON)."""
         spans: list[tuple[int, int]] = []
         values: list[str] = []
+        contexts: list[str] = []
         # One frame per open container: the key being read in an object, None in an array.
         keys: list[str | None] = []
         is_object: list[bool] = []
         expect_key = False
-        need_keys = bool(self.fields)
         for m in _TOKEN.finditer(source):
             tok = m.group()
             first = tok[0]
             if first == '"':
                 if expect_key:
-                    keys[-1] = json.loads(tok) if need_keys else ""
+                    keys[-1] = json.loads(tok) if "\\" in tok else tok[1:-1]
                     expect_key = False
                     continue
-                if not need_keys or self._selected([k for k in keys if k is not None]):
-                    spans.append(m.span())
-                    values.append(json.loads(tok))
-            elif first == "{":
+                value = json.loads(tok)
+            elif first in "{[":
                 keys.append(None)
-                is_object.append(True)
-                expect_key = True
-            elif first == "[":
-                keys.append(None)
-                is_object.append(False)
+                is_object.append(first == "{")
+                expect_key = first == "{"
+                continue
             elif first in "}]":
                 keys.pop()
                 is_object.pop()
                 expect_key = False
+                continue
             elif first == ",":
                 expect_key = bool(is_object) and is_object[-1]
-        return spans, values
+                continue
+            elif first == ":" or not _LONG_INTEGER.fullmatch(tok):
+                continue
+            else:
+                value = tok
+            path = [k for k in keys if k is not None]
+            if self._selected(path):
+                spans.append(m.span())
+                values.append(value)
+                contexts.append(_context(path))
+        return spans, values, contexts
+
+
+def _context(path: Sequence[str]) -> str:
+    """What a value is read with: its key (``"first_name: "``), or "" for a value without one."""
+    if not path:
+        return ""
+    key = _SPACES.sub(" ", path[-1]).strip()[:MAX_CONTEXT_CHARS]
+    if not key:
+        return ""
+    if len(path) > 1 and key.lower() in _NAME_PARTS and path[-2].lower().endswith("name"):
+        key = f"{key}_name"
+    return f"{key}: "

@@ -16,6 +16,10 @@ class TextDocument:
     def texts(self) -> Sequence[str]:
         return (self.text,)
 
+    @property
+    def contexts(self) -> Sequence[str]:
+        return ("",)
+
     def render(self, scrubbed: Sequence[str]) -> bytes:
         (text,) = scrubbed
         return text.encode("utf-8")

@@ -75,6 +75,7 @@ class _Parsed:
     doc: Document | None  # None for a tombstone (a record without a value)
     key_text: str | None
     units: list[str]  # the document's texts, then the key's, then the scrubbed header values
+    contexts: list[str]  # what each unit is read with (a JSON value's key), "" for none
     headers: Headers | None = None  # the record's headers, when some of them are scrubbed
     header_slots: tuple[int, ...] = ()  # which of them: their values are the last units
 
@@ -138,15 +139,17 @@ class RouteScrubber:
         except FormatError as exc:
             return Outcome(reason=exc.reason)
         units = [] if doc is None else list(doc.texts)
+        contexts = [] if doc is None else list(doc.contexts)
         if key_text is not None:
             units.append(key_text)
+            contexts.append("")
         if headers is None or not self.route.scrub_headers:
-            return _Parsed(doc, key_text, units)
+            return _Parsed(doc, key_text, units, contexts)
         found = self._header_texts(headers)
         if isinstance(found, Outcome):
             return found
         slots, texts = found
-        return _Parsed(doc, key_text, [*units, *texts], headers, slots)
+        return _Parsed(doc, key_text, [*units, *texts], [*contexts, *([""] * len(texts))], headers, slots)
 
     def _slice(self, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
         heads = headers if headers is not None else [None] * len(items)
@@ -154,7 +157,9 @@ class RouteScrubber:
         todo = [p for p in parsed if isinstance(p, _Parsed)]
         t0 = time.perf_counter()
         try:
-            flat = self.scrubber.scrub_many([u for p in todo for u in p.units])
+            flat = self.scrubber.scrub_many(
+                [u for p in todo for u in p.units], [c for p in todo for c in p.contexts]
+            )
         except Exception:  # a ScrubError, or a detector failing on some input
             flat = None  # find the record(s) at fault one by one below
         share = (time.perf_counter() - t0) / max(1, len(todo))
@@ -170,7 +175,7 @@ class RouteScrubber:
             else:
                 t1 = time.perf_counter()
                 try:
-                    results = self.scrubber.scrub_many(p.units)
+                    results = self.scrubber.scrub_many(p.units, p.contexts)
                 except ScrubError as exc:
                     out.append(Outcome(reason=exc.reason))
                     continue

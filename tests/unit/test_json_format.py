@@ -35,7 +35,7 @@ def upper(doc: Any) -> bytes:
         (("tags",), ["a", "n1", "n2"]),
         (("tags.note",), ["n1", "n2"]),  # arrays are transparent
         (("*.email",), ["jane@x.org"]),
-        (("user.age", "missing.path"), []),  # numbers are never text; absent paths select nothing
+        (("user.age", "missing.path"), []),  # short numbers are no value; absent paths select nothing
     ],
 )
 def test_selects_string_values_by_path(fields: tuple[str, ...], selected: list[str]) -> None:
@@ -129,8 +129,35 @@ def test_any_document_round_trips_and_maps_every_string(value: Any, indent: int 
 def _mark(value: Any) -> Any:
     if isinstance(value, str):
         return f"<{value}>"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1000:
+        return f"<{value}>"  # an integer of four digits or more is scrubbed, and a string if changed
     if isinstance(value, list):
         return [_mark(v) for v in value]
     if isinstance(value, dict):
         return {k: _mark(v) for k, v in value.items()}
     return value
+
+
+@pytest.mark.parametrize(
+    ("doc", "contexts"),
+    [
+        (b'{"customer": {"name": "Maria"}}', ["name: "]),
+        (b'{"user": {"first_name": "Maria", "last_name": "Gonzalez"}}', ["first_name: ", "last_name: "]),
+        (b'{"name": {"first": "Maria", "last": "Gonzalez"}}', ["first_name: ", "last_name: "]),
+        (b'{"fullName": "Maria Gonzalez", "tags": ["a"]}', ["fullName: ", "tags: "]),
+        (b'["top", {"card": 4111111111111111, "n": 42}]', ["", "card: "]),
+        (b'{"odd\\nkey  with   spaces": "x", "": "y"}', ["odd key with spaces: ", ""]),
+    ],
+)
+def test_each_value_is_read_with_its_key(doc: bytes, contexts: list[str]) -> None:
+    assert list(JsonFormat().parse(doc).contexts) == contexts
+
+
+def test_a_long_integer_becomes_a_string_only_when_it_changes() -> None:
+    src = b'{"card": 4111111111111111, "count": 12345, "n": 7, "pi": 3.14159}'
+    doc = JsonFormat().parse(src)
+    assert list(doc.texts) == ["4111111111111111", "12345"]
+    assert (
+        doc.render(["[CREDIT_CARD]", "12345"])
+        == b'{"card": "[CREDIT_CARD]", "count": 12345, "n": 7, "pi": 3.14159}'
+    )

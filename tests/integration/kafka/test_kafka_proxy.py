@@ -73,6 +73,34 @@ async def test_commits_offsets_after_the_output_is_written(bootstrap: str) -> No
         await probe.stop()
 
 
+# Values that pass a json route unless each is read with its key (and numbers are scrubbed).
+KEYED = [
+    ({"customer": {"name": "Maria Gonzalez"}}, {"customer": {"name": "[PERSON]"}}),
+    (
+        {"user": {"first_name": "Maria", "last_name": "Gonzalez"}},
+        {"user": {"first_name": "[PERSON]", "last_name": "[PERSON]"}},
+    ),
+    ({"requester_name": "Maria Gonzalez"}, {"requester_name": "[PERSON]"}),
+    ({"fullName": "Maria Gonzalez"}, {"fullName": "[PERSON]"}),
+    (
+        {"card": 4111111111111111, "ssn": 524593318, "n": 1234},
+        {"card": "[CREDIT_CARD]", "ssn": "[US_SSN]", "n": 1234},
+    ),
+]
+
+
+async def test_json_routes_read_each_value_with_its_key_at_levels_5_and_7(bootstrap: str) -> None:
+    topics = {level: (unique(f"jk{level}"), unique(f"jk{level}-c")) for level in (5, 7)}
+    await create_topics(bootstrap, [t for pair in topics.values() for t in pair])
+    for raw, _ in topics.values():
+        await produce(bootstrap, raw, [json.dumps(doc).encode() for doc, _ in KEYED])
+    routes = [{"in": raw, "out": clean, "format": "json", "level": lv} for lv, (raw, clean) in topics.items()]
+    async with running(settings(bootstrap, routes, level=7)):
+        for _, clean in topics.values():
+            out = await read(bootstrap, clean, len(KEYED))
+            assert [json.loads(r.value) for r in out if r.value is not None] == [want for _, want in KEYED]
+
+
 async def test_json_routes_scrub_all_strings_or_only_the_listed_fields(bootstrap: str) -> None:
     raw_all, clean_all, raw_f, clean_f = (unique(p) for p in ("jall", "jall-c", "jf", "jf-c"))
     await create_topics(bootstrap, [raw_all, clean_all, raw_f, clean_f])
