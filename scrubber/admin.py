@@ -64,7 +64,8 @@ class AdminServer:
     """Serves metrics from ``registry``; ``live()`` answers ``/healthz``, ``checks()`` ``/readyz``.
 
     ``checks()`` maps a check name (``rules``, ``kafka``, ``worker-1`` ...) to whether it passes;
-    ready means every check passes and there is at least one.
+    ready means every check passes and there is at least one. ``details()``, if given, adds what
+    is worth knowing but is no readiness (``smtp_upstream: unreachable``).
     """
 
     def __init__(
@@ -73,12 +74,14 @@ class AdminServer:
         *,
         live: Callable[[], bool],
         checks: Callable[[], Mapping[str, bool]],
+        details: Callable[[], Mapping[str, str]] | None = None,
         registry: CollectorRegistry = REGISTRY,
         routes: Mapping[tuple[str, str], Handler] | None = None,
     ) -> None:
         self.host, self.port = split_listen(listen)
         self.live = live
         self.checks = checks
+        self.details = details
         self.registry = registry
         self.routes = dict(routes or {})
         self._server: asyncio.Server | None = None
@@ -116,7 +119,11 @@ class AdminServer:
         if req.path == "/readyz":
             checks = dict(self.checks())
             ready = bool(checks) and all(checks.values())
-            return _json(200 if ready else 503, {"ready": ready, "checks": checks})
+            body: dict[str, object] = {"ready": ready, "checks": checks}
+            details = dict(self.details()) if self.details is not None else {}
+            if details:
+                body["details"] = details
+            return _json(200 if ready else 503, body)
         return _text(404, "not found")
 
     # ------------------------------------------------------------------ HTTP

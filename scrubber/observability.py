@@ -83,6 +83,12 @@ SMTP_REFUSED = Counter(
     "SMTP connections and recipients refused by the relay's own rules, by reason",
     ["reason"],  # network | sessions | recipients
 )
+UPSTREAM_UP = Gauge(
+    "scrubber_upstream_up",
+    "1 when the next hop answered the last reachability probe, 0 when it did not (not part of readiness)",
+    ["transport"],
+    multiprocess_mode="livemin",
+)
 COMPONENT_READY = Gauge(
     "scrubber_component_ready",
     "1 when the component (transport, rules) is ready, by component; the minimum over workers",

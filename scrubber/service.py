@@ -6,7 +6,8 @@ how a transport works; a transport knows nothing of how detection works (it is h
 :class:`~scrubber.engine.Scrubber` factory).
 
 Ready (``/readyz``) means: the rule files compiled (``rules``) and every component says
-``ready()``; while stopping, the service reports not ready so traffic drains away first.
+``ready()``; while stopping, the service reports not ready so traffic drains away first. What
+components report beside readiness (the SMTP upstream's reachability) is a ``/readyz`` detail.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import structlog
 
@@ -44,6 +45,13 @@ class Component(Protocol):
     async def stop(self) -> None: ...
 
     def ready(self) -> bool: ...
+
+
+@runtime_checkable
+class Detailed(Protocol):
+    """A component with something to say on /readyz that is not readiness."""
+
+    def details(self) -> Mapping[str, str]: ...
 
 
 def build_components(settings: Settings) -> list[Component]:
@@ -99,6 +107,14 @@ class Health:
         for c in self.components:
             checks[c.name] = _ready(c)
         return checks
+
+    def details(self) -> dict[str, str]:
+        """What components report beside readiness (the SMTP upstream's reachability)."""
+        out: dict[str, str] = {}
+        for c in self.components:
+            if isinstance(c, Detailed):
+                out.update(c.details())
+        return out
 
 
 def _ready(c: Component) -> bool:
@@ -162,7 +178,13 @@ async def serve(
     server: AdminServer | None = None
     if admin:
         routes = playground_routes() if settings.admin.playground else {}
-        server = AdminServer(settings.admin.listen, live=health.live, checks=health.checks, routes=routes)
+        server = AdminServer(
+            settings.admin.listen,
+            live=health.live,
+            checks=health.checks,
+            details=health.details,
+            routes=routes,
+        )
         await server.start()
     watcher = asyncio.create_task(_watch_readiness(health, report_ready))
     started: list[Component] = []

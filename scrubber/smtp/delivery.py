@@ -76,6 +76,7 @@ POOL_IDLE_SECONDS = 30.0
 # One idle longer than this is asked NOOP before it carries a transaction.
 POOL_CHECK_SECONDS = 5.0
 QUIT_TIMEOUT = 5.0
+PROBE_TIMEOUT = 5.0  # at most this long for a reachability probe's connection and greeting
 
 
 class UpstreamPool:
@@ -171,6 +172,28 @@ class UpstreamPool:
         if self._idle:
             wait = self._idle[0][1] + POOL_IDLE_SECONDS - time.monotonic()
             self._timer = asyncio.get_running_loop().call_later(max(wait, 0.1), self._expire)
+
+    async def reachable(self) -> bool:
+        """Whether the upstream takes a connection and greets (TLS first when it is implicit)."""
+        c = self.cfg
+        # No STARTTLS and no AUTH: the greeting says the upstream is there; the rest is for mail.
+        client = aiosmtplib.SMTP(
+            hostname=c.host,
+            port=c.port,
+            local_hostname=self.local_hostname,
+            timeout=min(c.timeout, PROBE_TIMEOUT),
+            use_tls=c.tls == "implicit",
+            start_tls=False,
+            validate_certs=c.verify,
+            cert_bundle=c.ca_file,
+        )
+        try:
+            await client.connect()
+        except (aiosmtplib.SMTPException, OSError):
+            client.close()
+            return False
+        await _quit(client)
+        return True
 
     async def close(self) -> None:
         """QUIT every idle connection; connections released later are closed at once."""

@@ -46,6 +46,7 @@ from scrubber.observability import (
     SMTP_AUTH_FAILURES,
     SMTP_REFUSED,
     SMTP_SESSIONS,
+    UPSTREAM_UP,
     TransportMetrics,
 )
 from scrubber.smtp.auth import UsersFile, UsersFileError
@@ -67,6 +68,8 @@ log = structlog.get_logger("scrubber.smtp")
 ROUTE = "smtp"
 DRAIN_SECONDS = 10.0
 CLOSE_SECONDS = 1.0
+# How often the upstream's reachability is probed (scrubber_upstream_up, /readyz details).
+UPSTREAM_PROBE_SECONDS = 15.0
 
 # Refusals that are the message's own doing but not about scrubbing: never quarantined.
 REFUSED_REASONS = {"attachment_refused": Reply(550, "5.7.1 Message refused: attachment type not allowed")}
@@ -135,6 +138,8 @@ class SmtpRelay:
         self.in_flight = 0
         self.address: tuple[str, int] | None = None
         self._server: asyncio.Server | None = None
+        self._watch: asyncio.Task[None] | None = None
+        self.upstream_reachable: bool | None = None  # None until the first probe
 
     @property
     def auth_offered(self) -> bool:
@@ -152,6 +157,7 @@ class SmtpRelay:
                     raise ConfigError(f"smtp: cannot create {box.path}: {exc.strerror}") from None
         if self.mailbox is None:
             self.upstream = UpstreamPool(cfg.upstream, cfg.hostname, self.password, cfg.max_sessions)
+            self._watch = asyncio.create_task(self._watch_upstream(self.upstream))
         await self.pool.start()
         host, _, port = cfg.listen.rpartition(":")
         loop = asyncio.get_running_loop()
@@ -160,6 +166,8 @@ class SmtpRelay:
                 self._protocol, host=host.strip("[]"), port=int(port), reuse_port=self.shared_port or None
             )
         except BaseException as exc:
+            if self._watch is not None:
+                self._watch.cancel()
             await self.pool.stop()
             if isinstance(exc, OSError):
                 raise ListenError("smtp.listen", cfg.listen, exc) from None
@@ -216,7 +224,33 @@ class SmtpRelay:
             loop=asyncio.get_running_loop(),
         )
 
+    async def _watch_upstream(self, upstream: UpstreamPool) -> None:
+        """Probe the upstream now and every UPSTREAM_PROBE_SECONDS. What it finds is a metric and
+        a /readyz detail, not readiness: with a shared upstream down, every pod would leave the
+        Service at once, and clients would get no answer instead of a 451 that makes them retry."""
+        while True:
+            reachable = await upstream.reachable()
+            UPSTREAM_UP.labels(TRANSPORT).set(int(reachable))
+            if reachable != self.upstream_reachable:
+                where = f"{self.config.upstream.host}:{self.config.upstream.port}"
+                if reachable:
+                    log.info("smtp.upstream_reachable", upstream=where)
+                else:
+                    log.warning("smtp.upstream_unreachable", upstream=where)
+            self.upstream_reachable = reachable
+            await asyncio.sleep(UPSTREAM_PROBE_SECONDS)
+
+    def details(self) -> dict[str, str]:
+        """What /readyz says about the upstream besides readiness."""
+        if self.mailbox is not None:
+            return {}
+        state = {None: "unknown", True: "reachable", False: "unreachable"}[self.upstream_reachable]
+        return {"smtp_upstream": state}
+
     async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         server, self._server = self._server, None
         if server is not None:
             server.close()

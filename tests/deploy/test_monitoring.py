@@ -117,7 +117,7 @@ def test_alert_rules_pass_promtool(tmp_path: Path) -> None:
     rules.write_text(yaml.safe_dump(rendered_rules()))
     proc = subprocess.run(["promtool", "check", "rules", str(rules)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "SUCCESS: 6 rules found" in proc.stdout
+    assert "SUCCESS: 7 rules found" in proc.stdout
 
 
 def series(metric: str, labels: str, values: str) -> dict[str, str]:
