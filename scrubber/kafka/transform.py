@@ -39,6 +39,9 @@ OWN_HEADERS = frozenset(
 
 
 SLICE = 64  # records scrubbed per engine call; the time budget is checked between slices
+# A record with more text than this is scrubbed on its own, so that if it runs out of time it is
+# held back at once, alone, instead of failing its batch and being scrubbed a second time.
+ALONE_CHARS = 64 * 1024
 
 ScrubberFactory = Callable[[Policy, LimitsConfig], Scrubber]
 Items = Sequence[tuple[bytes | None, bytes | None]]  # (value, key) of each record
@@ -154,40 +157,55 @@ class RouteScrubber:
     def _slice(self, items: Items, headers: Sequence[Headers] | None) -> list[Outcome]:
         heads = headers if headers is not None else [None] * len(items)
         parsed = [self._parse(value, key, h) for (value, key), h in zip(items, heads, strict=True)]
-        todo = [p for p in parsed if isinstance(p, _Parsed)]
+        results: dict[int, tuple[list[ScrubResult], float] | Outcome] = {}
+        batch: list[int] = []
+        todo: list[_Parsed] = []
+        for i, p in enumerate(parsed):
+            if not isinstance(p, _Parsed):
+                continue
+            if _chars(p) > ALONE_CHARS:
+                results[i] = self._alone(p)
+            else:
+                batch.append(i)
+                todo.append(p)
         t0 = time.perf_counter()
         try:
             flat = self.scrubber.scrub_many(
-                [u for p in todo for u in p.units], [c for p in todo for c in p.contexts]
+                [u for p in todo for u in p.units], [c for p in todo for c in p.contexts], messages=len(todo)
             )
         except Exception:  # a ScrubError, or a detector failing on some input
             flat = None  # find the record(s) at fault one by one below
         share = (time.perf_counter() - t0) / max(1, len(todo))
-        out: list[Outcome] = []
         pos = 0
-        for (_value, key), p in zip(items, parsed, strict=True):
-            if isinstance(p, Outcome):
-                out.append(p)
-                continue
-            if flat is not None:
-                results = flat[pos : pos + len(p.units)]
-                pos += len(p.units)
+        for i, p in zip(batch, todo, strict=True):
+            if flat is None:
+                results[i] = self._alone(p)
             else:
-                t1 = time.perf_counter()
-                try:
-                    results = self.scrubber.scrub_many(p.units, p.contexts)
-                except ScrubError as exc:
-                    out.append(Outcome(reason=exc.reason))
-                    continue
-                except Exception:  # a detector bug must hold the record back, not stall the partition
-                    out.append(Outcome(reason="detector_error"))
-                    continue
-                share = time.perf_counter() - t1
+                results[i] = (flat[pos : pos + len(p.units)], share)
+                pos += len(p.units)
+        out: list[Outcome] = []
+        for i, ((_value, key), p) in enumerate(zip(items, parsed, strict=True)):
+            done = p if isinstance(p, Outcome) else results[i]
+            if isinstance(done, Outcome):
+                out.append(done)
+                continue
+            assert isinstance(p, _Parsed)
             try:
-                out.append(self._outcome(p, results, key, share))
+                out.append(self._outcome(p, done[0], key, done[1]))
             except Exception:
                 out.append(Outcome(reason="render_error"))
         return out
+
+    def _alone(self, p: _Parsed) -> tuple[list[ScrubResult], float] | Outcome:
+        """One record's texts scrubbed on their own, with one message's time budget."""
+        t1 = time.perf_counter()
+        try:
+            results = self.scrubber.scrub_many(p.units, p.contexts, messages=1)
+        except ScrubError as exc:
+            return Outcome(reason=exc.reason)
+        except Exception:  # a detector bug must hold the record back, not stall the partition
+            return Outcome(reason="detector_error")
+        return results, time.perf_counter() - t1
 
     @staticmethod
     def _outcome(p: _Parsed, results: Sequence[ScrubResult], key: bytes | None, seconds: float) -> Outcome:
@@ -244,3 +262,7 @@ def build_route_scrubbers(settings: Settings, make_scrubber: ScrubberFactory) ->
             by_level[level] = make_scrubber(settings.policy.policy(level), settings.limits)
         out.append(RouteScrubber(route, by_level[level], max_bytes))
     return out
+
+
+def _chars(p: _Parsed) -> int:
+    return sum(len(u) for u in p.units)

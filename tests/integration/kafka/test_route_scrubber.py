@@ -224,3 +224,18 @@ def test_a_detector_failure_holds_back_only_that_record() -> None:
         ("detector_error", None),
         (None, b"also fine"),
     ]
+
+
+def test_a_record_keeps_its_own_time_budget_and_borrows_none_from_its_batch() -> None:
+    # A large record that takes 0.6 s (Sleepy) amid 63 small ones, on a 0.2 s budget a record:
+    # it is held back on its own budget, and its neighbours, scrubbed without it, go on.
+    from kafka_helpers import Sleepy
+
+    detectors = [Sleepy(), *Scrubber(Policy(level=7)).detectors]
+    engine = Scrubber(Policy(level=7), detectors=detectors, time_budget=0.2)
+    rs = RouteScrubber(route(), engine, max_bytes=10_000_000)
+    big = ("sleep 600 " + "word " * 20_000 + f"ssn {SSN}").encode()
+    small = [(f"row {i}, ssn {SSN}".encode(), None) for i in range(63)]
+    out = rs.run([*small[:30], (big, None), *small[30:]], budget=60)
+    assert out[30].reason == "time_budget" and out[30].value is None
+    assert [o.value for o in out[:30] + out[31:]] == [f"row {i}, ssn [US_SSN]".encode() for i in range(63)]
