@@ -293,7 +293,7 @@ class Scrubber:
         in the context are dropped, one that reaches into ``text`` keeps its part there."""
         findings = tuple(_from(cut, f) for f in result.findings if f.end > cut)
         observed = tuple(_from(cut, f) for f in result.observed if f.end > cut)
-        return ScrubResult(self._apply(text, findings) if findings else text, findings, observed)
+        return ScrubResult(self.apply(text, findings) if findings else text, findings, observed)
 
     def _allowed(self, value: str) -> bool:
         if value.casefold() in self._allow:
