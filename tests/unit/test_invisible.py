@@ -10,7 +10,7 @@ import pytest
 from scrubber import invisible
 from scrubber.dial import OperatorSpec, Policy
 from scrubber.engine import Scrubber
-from scrubber.formats.mime import scrub_message
+from scrubber.smtp.transform import scrub_message
 
 HIDERS = {
     "nul": "\x00",
