@@ -24,10 +24,16 @@ decoded text as it came, so that bytes the charset could not decode (which the e
 U+FFFD) are written back as they were, and on each value found in an HTML part's visible text,
 which is edited at its place in the source.
 
-Fail closed: a multipart body without its boundary, a text part whose base64 does not decode
-cleanly, an unknown transfer encoding or a charset that cannot round-trip raise
-:class:`~scrubber.formats.FormatError`, and so does an attachment under the "reject" policy
-(``attachment_refused``).
+File names (``name=``, ``filename=``, RFC 2231 ``filename*=``) are scrubbed as text too.
+
+Broken mail is read as mail readers read it (:mod:`.lenient`), and delivered scrubbed: a
+multipart body without (the right) boundary as the parts its own delimiter lines show, else as
+text; a misspelt transfer encoding by its meaning, an unknown one as none; base64 leniently
+(and always encoded afresh); uuencoded bodies and files inside text; UTF-16 that does not decode
+as far as it goes; a broken block of report fields as fields and text. What cannot be read at
+all (a charset that cannot round-trip, parts nested too deeply, headers the email package cannot
+parse) raises :class:`~scrubber.formats.FormatError`, and so does an attachment under the
+"reject" policy (``attachment_refused``).
 """
 
 from __future__ import annotations
@@ -49,10 +55,11 @@ from email.headerregistry import HeaderRegistry
 from email.message import Message, MIMEPart
 from email.parser import BytesParser
 from email.policy import EmailPolicy
+from email.utils import collapse_rfc2231_value
 from typing import Any
 
 from scrubber.findings import Finding
-from scrubber.formats import FormatError, Mask, Result
+from scrubber.formats import FormatError, Mask, Result, lenient
 from scrubber.formats import html as htmltext
 
 ATTACHMENT_POLICIES = ("pass", "strip", "reject")
@@ -105,17 +112,17 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 # What str.splitlines breaks at.
 _HEADER_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_RFC2045_CTE = ("7bit", "8bit", "binary", "quoted-printable", "base64")
+# Transfer encodings the email package decodes itself when asked for a part's octets.
+_EMAIL_DECODES = frozenset({"base64", "quoted-printable", "x-uuencode", "uuencode", "uue", "x-uue"})
+# A part's parameters that name a file (Content-Type name=, Content-Disposition filename=, also
+# as RFC 2231 filename*=): a name such as "ssn 536-22-1234.pdf" is scrubbed like any text.
+FILE_NAME_PARAMS = (("content-type", "name"), ("content-disposition", "filename"))
 _STRUCTURE_DEFECTS = (
     errors.NoBoundaryInMultipartDefect,
     errors.StartBoundaryNotFoundDefect,
     errors.MultipartInvariantViolationDefect,
 )
-_BASE64_DEFECTS = (
-    errors.InvalidBase64CharactersDefect,
-    errors.InvalidBase64PaddingDefect,
-    errors.InvalidBase64LengthDefect,
-)
-_KNOWN_CTE = ("7bit", "8bit", "binary", "quoted-printable", "base64")
 
 
 @dataclass(frozen=True)
@@ -407,8 +414,13 @@ def _encoded_words(header: Any, policy: Any) -> str:
 class _Decoded:
     text: str
     charset: str
-    cte: str
+    cte: str  # what the Content-Transfer-Encoding means (lenient.transfer_encoding)
     eight_bit: bool  # the part came with 8-bit octets, whatever its transfer encoding says
+    # Read with a guess (base64 that did not decode cleanly, UTF-16 cut short): written back
+    # encoded afresh even when nothing was found, so that what could not be read goes no further.
+    rewrite: bool = False
+    uu_begin: str = ""  # a uuencoded body's "begin" line
+    tail: bytes = b""  # octets after the last whole UTF-16/32 unit, kept as they came
 
 
 class _TextUnit(_Unit):
@@ -421,8 +433,54 @@ class _TextUnit(_Unit):
 
     def render(self, results: Sequence[Result], mask: Mask) -> None:
         text = _masked(self.originals, results, mask)
-        if text is not None:
-            _set_text(self.part, text, self.decoded)
+        if text is not None or self.decoded.rewrite:
+            _set_text(self.part, self.decoded.text if text is None else text, self.decoded)
+
+
+class _UuTextUnit(_Unit):
+    """A text part with uuencoded files in it (as old clients attach them): the text around them
+    and each file's content are scrubbed, and a file that changed is encoded again in its place."""
+
+    def __init__(self, part: Message, decoded: _Decoded, blocks: list[lenient.UuBlock]) -> None:
+        self.part = part
+        self.decoded = decoded
+        self.blocks = blocks
+        bounds = [0, *(x for b in blocks for x in (b.start, b.end)), len(decoded.text)]
+        self.pieces = [decoded.text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+        self.files = [b.data.decode("utf-8", "surrogateescape") for b in blocks]
+        self.texts = [_for_engine(t) for t in (*self.pieces, *self.files)]
+
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
+        if not any(r.findings for r in results):
+            return
+        out = []
+        n = len(self.pieces)
+        for i, piece in enumerate(self.pieces):
+            r = results[i]
+            out.append(mask(piece, r.findings) if r.findings else piece)
+            if i < len(self.blocks):
+                block, content, found = self.blocks[i], self.files[i], results[n + i]
+                if found.findings:
+                    data = mask(content, found.findings).encode("utf-8", "surrogateescape")
+                    out.append(lenient.uu_encode(data, block.begin, self.part.policy.linesep).rstrip("\r\n"))
+                else:
+                    out.append(self.decoded.text[block.start : block.end])
+        _set_text(self.part, "".join(out), self.decoded)
+
+
+class _ParamUnit(_Unit):
+    """A file name in a part's parameters."""
+
+    def __init__(self, part: Message, header: str, param: str, value: str) -> None:
+        self.part = part
+        self.header = header
+        self.param = param
+        self.texts = [_for_engine(value)]
+
+    def render(self, results: Sequence[Result], mask: Mask) -> None:
+        (r,) = results
+        if r.findings:
+            self.part.set_param(self.param, r.text, header=self.header)
 
 
 class _HtmlUnit(_Unit):
@@ -439,6 +497,8 @@ class _HtmlUnit(_Unit):
         body = results[: len(self.body)]
         slots = results[len(self.body) :]
         if not any(r.findings for r in results):
+            if self.decoded.rewrite:
+                _set_text(self.part, self.decoded.text, self.decoded)
             return
         text = self.doc.text
         edits = [
@@ -476,19 +536,59 @@ class _Walk:
         self.part(msg, depth)
 
     def fields(self, block: Message) -> None:
-        """A block of report fields (message/delivery-status and the like): every value is text."""
-        if block.defects:  # a line that is no field: the block would not come back the same
-            raise FormatError("malformed_mime", "broken report fields")
+        """A block of report fields (message/delivery-status and the like): every value is text.
+
+        A broken block (a line that is no field) keeps its fields before that line as fields and
+        the rest as its text, scrubbed too; a line the parser could not place at all (a
+        continuation with nothing to continue) is left out of what is sent on, never sent raw."""
         names = {k.lower(): k for k in reversed(block.keys())}
         for name in names.values():
             self.units.append(_HeaderUnit(block, name))
+        rest = block.get_payload()
+        if isinstance(rest, str) and rest:
+            self.units.append(_TextUnit(block, _decode(block)))
+
+    def as_text(self, part: Message) -> None:
+        """A multipart body whose parts cannot be found: scrubbed as the text a reader shows."""
+        decoded = _decode(part)
+        self.units.append(_TextUnit(part, decoded))
+
+    def recovered(self, part: Message) -> bool:
+        """Whether a multipart body without (the right) boundary could be read with the boundary
+        its own lines use; its parts are then those."""
+        body = part.get_payload()
+        if not isinstance(body, str):
+            return False
+        boundary = lenient.guess_boundary(body)
+        if boundary is None:
+            return False
+        part.set_boundary(boundary)
+        head = f"Content-Type: {part.get('content-type')}\n\n"
+        again = BytesParser(policy=part.policy).parsebytes(
+            head.encode("ascii", "surrogateescape") + body.encode("ascii", "surrogateescape")
+        )
+        if any(isinstance(d, _STRUCTURE_DEFECTS) for d in again.defects) or not again.is_multipart():
+            return False
+        part.set_payload(again.get_payload())
+        part.preamble, part.epilogue = again.preamble, again.epilogue
+        part.defects[:] = [d for d in part.defects if not isinstance(d, _STRUCTURE_DEFECTS)]
+        return True
+
+    def file_names(self, part: Message) -> None:
+        for header, param in FILE_NAME_PARAMS:
+            value = part.get_param(param, header=header)
+            if isinstance(value, tuple):  # RFC 2231, as the compat policy gives it
+                value = collapse_rfc2231_value(value)
+            if isinstance(value, str) and value:
+                self.units.append(_ParamUnit(part, header, param, value))
 
     def part(self, part: Message, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise FormatError("malformed_mime", f"parts nested deeper than {MAX_DEPTH}")
-        if any(isinstance(d, _STRUCTURE_DEFECTS) for d in part.defects):
-            raise FormatError("malformed_mime", "multipart body without its boundary")
         maintype = part.get_content_maintype()
+        if any(isinstance(d, _STRUCTURE_DEFECTS) for d in part.defects) and not self.recovered(part):
+            self.as_text(part)
+            return
         if part.is_multipart():
             if part.preamble or part.epilogue:
                 self.units.append(_FrameUnit(part))
@@ -504,13 +604,18 @@ class _Walk:
                     self.part(sub, depth + 1)
             return
         if maintype == "multipart":
-            raise FormatError("malformed_mime", "multipart part without parts")
+            self.as_text(part)
+            return
         self.parts += 1
-        filename = (part.get_filename() or "").lower()
+        filename = (part.get_filename() or _uu_name(part)).lower()
+        self.file_names(part)
         if maintype in ("text", "message") or filename.endswith(TEXT_SUFFIXES):
             decoded = _decode(part)
+            blocks = lenient.uu_blocks(decoded.text) if not decoded.uu_begin else []
             if part.get_content_type() == "text/html":
                 self.units.append(_HtmlUnit(part, decoded))
+            elif blocks:
+                self.units.append(_UuTextUnit(part, decoded, blocks))
             else:
                 self.units.append(_TextUnit(part, decoded))
             return
@@ -531,44 +636,69 @@ def _strip(part: Message) -> None:
 
 # --------------------------------------------------------------------------- decode / encode
 def _decode(part: Message) -> _Decoded:
-    cte = str(part.get("content-transfer-encoding", "7bit")).strip().lower() or "7bit"
-    if cte not in _KNOWN_CTE:
-        raise FormatError("bad_transfer_encoding", f"unknown transfer encoding {cte[:40]!r}")
-    before = len(part.defects)
-    raw = part.get_payload(decode=True)
-    if not isinstance(raw, bytes):
-        raw = b""
-    if any(isinstance(d, _BASE64_DEFECTS) for d in part.defects[before:]):
-        raise FormatError("bad_transfer_encoding", "base64 does not decode cleanly")
-    eight_bit = not raw.isascii()
+    """A part's text, read as mail readers read it (see :mod:`.lenient`): a misspelt or unknown
+    transfer encoding by its meaning or as none, base64 leniently, uuencode; UTF-16 that does
+    not decode as far as it goes."""
+    header = part.get("content-transfer-encoding")
+    cte = "7bit" if header is None else lenient.transfer_encoding(str(header))
+    if header is not None and str(header).strip().lower() in _EMAIL_DECODES:
+        # Encoded text is ASCII: an 8-bit octet in it (which the email package shows as U+FFFD)
+        # is no character of the encoding either.
+        payload = part.get_payload()
+        body = payload.encode("ascii", "replace") if isinstance(payload, str) else b""
+    else:  # the octets as they came (the email package decodes nothing it does not know)
+        octets = part.get_payload(decode=True)
+        body = octets if isinstance(octets, bytes) else b""
+    got = lenient.decode(body, cte)
+    raw = got.data
     charset = part.get_content_charset()
+    tail = b""
+    rewrite = not got.clean
+    if charset is not None:
+        try:
+            codecs.lookup(charset)
+        except (LookupError, ValueError):  # unknown, or no name at all ("embedded null character")
+            charset = "latin-1"
     if charset is None:
         # No charset named: UTF-8 if it is, else one byte per character so every byte survives.
         try:
-            return _Decoded(raw.decode("utf-8"), "utf-8", cte, eight_bit)
+            text, charset = raw.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
-            return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
-    try:
-        codecs.lookup(charset)
-    except (LookupError, ValueError):  # unknown, or no name at all ("embedded null character")
-        return _Decoded(raw.decode("latin-1"), "latin-1", cte, eight_bit)
-    try:
-        text = raw.decode(charset, "surrogateescape")
-    except UnicodeError as exc:
-        raise FormatError("bad_charset", f"cannot decode as {charset[:40]}") from exc
-    return _Decoded(text, charset, cte, eight_bit)
+            text, charset = raw.decode("latin-1"), "latin-1"
+    else:
+        try:
+            text = raw.decode(charset, "surrogateescape")
+        except UnicodeError as exc:
+            if not lenient.is_utf16(charset):
+                raise FormatError("bad_charset", f"cannot decode as {charset[:40]}") from exc
+            text, charset, tail = lenient.decode_utf16(raw, charset)
+            rewrite = True
+    return _Decoded(text, charset, cte, not raw.isascii(), rewrite, got.uu_begin, tail)
+
+
+def _uu_name(part: Message) -> str:
+    """The file name on the "begin" line of a uuencoded part ("" if it is none)."""
+    header = part.get("content-transfer-encoding")
+    if header is None or lenient.transfer_encoding(str(header)) != lenient.UUENCODE:
+        return ""
+    payload = part.get_payload()
+    found = lenient.uu_file(payload) if isinstance(payload, str) else None
+    return found[0].split(None, 2)[-1] if found else ""
 
 
 def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
     """Put ``text`` back into ``part`` in its charset and a transfer encoding that fits."""
+    errors = "surrogatepass" if lenient.is_utf16(decoded.charset) else "surrogateescape"
     try:
-        body = text.encode(decoded.charset, "surrogateescape")
+        body = text.encode(decoded.charset, errors) + decoded.tail
     except (UnicodeError, LookupError):
         try:
             body = text.encode("utf-8")
         except UnicodeError as exc:
             raise FormatError("bad_charset", "scrubbed text cannot be encoded") from exc
         part.set_param("charset", "utf-8")
+    if part.get_content_charset() not in (None, decoded.charset) and decoded.charset == "utf-8":
+        part.set_param("charset", "utf-8")  # UTF-16 that was UTF-8 all along
     cte = decoded.cte
     if cte in ("7bit", "8bit", "binary"):
         lines = body.splitlines()
@@ -580,11 +710,17 @@ def _set_text(part: Message, text: str, decoded: _Decoded) -> None:
         payload = base64.encodebytes(body).decode("ascii")
     elif cte == "quoted-printable":
         payload = quopri.encodestring(body.replace(b"\r\n", b"\n")).decode("ascii")
+    elif cte == lenient.UUENCODE and decoded.uu_begin:
+        payload = lenient.uu_encode(body, decoded.uu_begin, part.policy.linesep)
     else:
         payload = body.decode("ascii", "surrogateescape")
     part.set_payload(payload)
-    if cte != decoded.cte:
-        if "content-transfer-encoding" in part:
-            part.replace_header("content-transfer-encoding", cte)
-        else:
+    # A misspelt name gets its right spelling once the body is encoded afresh; an unknown one
+    # (the body is the text) and uuencode keep theirs.
+    header = part.get("content-transfer-encoding")
+    named = "7bit" if header is None else str(header).strip().lower()
+    if cte in _RFC2045_CTE and named != cte:
+        if header is None:
             part["Content-Transfer-Encoding"] = cte
+        else:
+            part.replace_header("content-transfer-encoding", cte)
