@@ -41,7 +41,7 @@ documents = st.recursive(
     ),
     max_leaves=25,
 )
-CHECKS = checks(short=80, long=1000)
+CHECKS = checks(short=80, long=300)
 DOCUMENT_RUNS = Counter()
 BYTES_RUNS = Counter()
 
