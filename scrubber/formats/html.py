@@ -7,7 +7,8 @@ other texts of the document, each scrubbed as a text of its own:
 
 - attribute values (``title``, ``alt``, ``value``, ``data-*``, links with their query strings,
   percent-escapes decoded...), except those that only steer layout (:data:`LAYOUT_ATTRIBUTES`);
-- comments;
+- comments, and the other markup that holds free text: declarations (``<!DOCTYPE ...>``),
+  ``<![CDATA[...]]>`` sections and processing instructions (``<?...?>``);
 - the contents of ``<script>`` and ``<style>``.
 
 :meth:`HtmlText.render` takes replacements for spans of the text and new values for slots and
@@ -80,7 +81,7 @@ URL_ATTRIBUTES = frozenset({"href", "src", "action", "cite", "background", "post
 _ATTRIBUTE = re.compile(
     r"""((?<=['"\s/])[^\s/>][^\s/=>]*)(\s*=+\s*('[^']*'|"[^"]*"|(?!['"])[^>\s]*))?(?:\s|/(?!>))*"""
 )
-ATTRIBUTE, URL, COMMENT, RAW_TEXT = "attribute", "url", "comment", "raw_text"
+ATTRIBUTE, URL, COMMENT, MARKUP, RAW_TEXT = "attribute", "url", "comment", "markup", "raw_text"
 # What a URL may hold unescaped (besides letters, digits and "_.-~").
 _URL_SAFE = "!#$&'()*+,/:;=?@[]"
 
@@ -117,6 +118,8 @@ class Slot:
             return '"' + html.escape(new, quote=True) + '"'
         if self.kind == COMMENT:  # "--" or a closing ">" would end the comment early
             return new.replace("--", "- -").replace(">", "&gt;")
+        if self.kind == MARKUP:  # a ">" would end the declaration, section or instruction early
+            return new.replace(">", "&gt;")
         return new.replace("</", "<\\/")  # a script or style may not close itself early
 
 
@@ -285,29 +288,31 @@ class _Reader(HTMLParser):
                 self.slots.append(Slot(ATTRIBUTE, value, tag_start + lo, tag_start + hi))
 
     def handle_comment(self, data: str) -> None:
+        # "<!--data-->", or a bogus comment such as "<!data>" or "</ data>".
+        self._markup(COMMENT, data)
+
+    def handle_decl(self, decl: str) -> None:
+        self._markup(MARKUP, decl)  # "<!DOCTYPE ...>"
+
+    def handle_pi(self, data: str) -> None:
+        self._markup(MARKUP, data)  # "<?data>"
+
+    def unknown_decl(self, data: str) -> None:
+        self._markup(MARKUP, data)  # "<![CDATA[data]]>", "<![if mso]>"
+
+    def _markup(self, kind: str, data: str) -> None:
+        """A slot for the text of a construct that starts at the parser's position with a few
+        characters of its own ("<!--", "<![", "<?") before ``data``."""
         self.close_ref()
         self._break()
         start = self.position()
-        # "<!--data-->", or a bogus comment such as "<!data>" or "</ data>".
         at = self.source.find(data, start, start + 4 + len(data)) if data else -1
         if at >= 0:
-            self.slots.append(Slot(COMMENT, data, at, at + len(data)))
-
-    def handle_decl(self, decl: str) -> None:
-        self.close_ref()
-        self._break()
-
-    def handle_pi(self, data: str) -> None:
-        self.close_ref()
-        self._break()
-
-    def unknown_decl(self, data: str) -> None:
-        self.close_ref()
-        self._break()
+            self.slots.append(Slot(kind, data, at, at + len(data)))
 
 
 def parse(source: str) -> HtmlText:
-    """The visible text and the mail/phone links of ``source`` (see the module docstring)."""
+    """The visible text of ``source`` and its other texts as slots (see the module docstring)."""
     reader = _Reader(source)
     reader.feed(source)
     reader.close()

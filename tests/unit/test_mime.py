@@ -277,6 +277,15 @@ def test_html_scrubs_text_links_comments_scripts_and_styles_but_not_markup(engin
     assert "&nbsp; bye</p>" in html
 
 
+def test_html_declarations_cdata_and_instructions_are_scrubbed(engine: Scrubber) -> None:
+    data = (
+        b"Content-Type: text/html; charset=utf-8\r\n\r\n"
+        b"<![CDATA[ssn 536-22-1234]]><?note jane.roe@example.com?><!DOCTYPE x 536-22-1234><p>hi</p>"
+    )
+    html = scrub(data, engine).data.decode()
+    assert "<![CDATA[ssn [US_SSN]]]><?note [EMAIL_ADDRESS]?><!DOCTYPE x [US_SSN]><p>hi</p>" in html
+
+
 def test_preamble_and_epilogue_are_scrubbed(engine: Scrubber) -> None:
     data = (DATA / "generated" / "25-preamble-epilogue.eml").read_bytes()
     msg = parse(scrub(data, engine).data)

@@ -107,6 +107,15 @@ def test_layout_attributes_are_no_slots() -> None:
             "<script>[S]</script>",
         ),
         ("<style>/* 536 */</style>", "raw_text", "/* 536 */", "</style>", "<style><\\/style></style>"),
+        ("<![CDATA[ssn 536-22-1234]]>", "markup", "CDATA[ssn 536-22-1234", "CDATA[x>]", "<![CDATA[x&gt;]]]>"),
+        ("<?note 536-22-1234?>", "markup", "note 536-22-1234?", "note [S]?", "<?note [S]?>"),
+        (
+            "<!DOCTYPE html 536-22-1234>",
+            "markup",
+            "DOCTYPE html 536-22-1234",
+            "DOCTYPE html [S]",
+            "<!DOCTYPE html [S]>",
+        ),
     ],
 )
 def test_comments_scripts_and_styles_are_slots(
