@@ -13,11 +13,12 @@ import email
 import email.policy
 import quopri
 from dataclasses import dataclass
+from email import errors
 from email.message import Message
 from functools import cache
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scrubber.dial import Policy
@@ -39,6 +40,11 @@ KNOWN_REASONS = {
     "detector_error",
 }
 SEED = "jane.roe@example.com"
+STRUCTURE_DEFECTS = (
+    errors.NoBoundaryInMultipartDefect,
+    errors.StartBoundaryNotFoundDefect,
+    errors.MultipartInvariantViolationDefect,
+)
 CHARSETS = ["us-ascii", "utf-8", "iso-8859-1", "windows-1252", "koi8-r", "shift_jis", "utf-16", "x-unknown"]
 CTES = ["7bit", "8bit", "quoted-printable", "base64", "binary", None]
 CHECKS = checks()
@@ -163,6 +169,10 @@ def shape(msg: Message) -> list[str]:
     return [p.get_content_type() for p in msg.walk()]
 
 
+def broken_structure(msg: Message) -> bool:
+    return any(isinstance(d, STRUCTURE_DEFECTS) for part in msg.walk() for d in part.defects)
+
+
 def check(data: bytes) -> Message | None:
     """The defined outcomes: a parseable result with the input's structure, or a known refusal."""
     try:
@@ -172,7 +182,10 @@ def check(data: bytes) -> Message | None:
         return None
     before = email.message_from_bytes(data, policy=email.policy.default)
     after = email.message_from_bytes(result.data, policy=email.policy.default)
-    assert shape(after) == shape(before)
+    # A multipart without (the right) boundary is read by the delimiter lines it uses
+    # (formats/lenient.py) and written with a boundary that works: it may then show more parts
+    # than the email package finds in the input.
+    assert shape(after) == shape(before) or broken_structure(before)
     assert after["X-Scrubber"] is not None
     return after
 
@@ -218,6 +231,10 @@ def mutations(draw: st.DrawFn) -> bytes:
 
 @CHECKS
 @given(data=mutations())
+@example(  # found by a long run: a multipart whose boundary parameter lost its ";"
+    data=b'Subject: x\nContent-Type: multipart/ boundary="B"\n\n--B\nContent-Type: text/plain\n\n'
+    b"jane.roe@example.com\n--B\nContent-Type: text/html\n\n<p>hi</p>\n--B--\n"
+)
 def _mutated(data: bytes) -> None:
     MUTATED()
     check(data)
