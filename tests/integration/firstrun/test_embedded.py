@@ -148,6 +148,10 @@ def test_demo_shows_before_and_after(tmp_path: Path) -> None:
     # Not a terminal: findings are marked in plain text, the clean side carries labels.
     assert "[[524-59-3318|US_SSN]]" in out
     assert "after:  Customer: hi, my SSN is [US_SSN] and my zip is 94105" in out
+    # A name under a JSON key ("user": {"name": ...}) is read with its key, and masked.
+    after = [line for line in out.splitlines() if line.startswith("  after:")]
+    assert any("profile updated" in line and "[PERSON]" in line for line in after)
+    assert not [line for line in after if "Carol Levine" in line]
     assert "scrubber_messages_total" in out
     for title in ("chat.raw -> chat.clean", "logs.raw -> logs.clean", "SMTP relay -> mailbox"):
         assert title in out
