@@ -564,8 +564,9 @@ class _Walk:
             return False
         part.set_boundary(boundary)
         head = f"Content-Type: {part.get('content-type')}\n\n"
+        # UTF-8: a header or body read from raw octets may hold U+FFFD, not only escaped octets.
         again = BytesParser(policy=part.policy).parsebytes(
-            head.encode("ascii", "surrogateescape") + body.encode("ascii", "surrogateescape")
+            head.encode("utf-8", "surrogateescape") + body.encode("utf-8", "surrogateescape")
         )
         if any(isinstance(d, _STRUCTURE_DEFECTS) for d in again.defects) or not again.is_multipart():
             return False

@@ -92,3 +92,14 @@ def test_every_message_of_the_set_carries_the_planted_values() -> None:
 def test_realworld_message_is_delivered_scrubbed(path: Path) -> None:
     result = scrub_message(path.read_bytes(), engine())
     assert leaks(result.data) == []
+
+
+def test_a_broken_header_line_before_the_boundary_is_no_crash() -> None:
+    """Found by a long fuzz run: a CR and a raw octet inside the Content-Type field leave a body
+    that holds U+FFFD when its parts are looked for by their delimiter lines."""
+    data = (
+        b"Subject: x\nContent-Type: multipart/signed; micalg=pgp-md5;\n\t\r\xa3protocol=a;\n"
+        b'\tboundary="B"\n\n--B\nContent-Type: text/plain\n\njane.roe@example.com\n--B--\n'
+    )
+    result = scrub_message(data, engine())
+    assert leaks(result.data) == []
