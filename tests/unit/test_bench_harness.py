@@ -78,24 +78,47 @@ def test_every_section_has_a_row(quick_run: tuple[str, list[dict[str, Any]]]) ->
 def test_scrubber_and_presidio_side_by_side(quick_run: tuple[str, list[dict[str, Any]]]) -> None:
     _, rows = quick_run
     speed = _rows(rows, "presidio")
-    ours = speed["scrubber L7, chat/log stream (400 msgs)"]
-    assert isinstance(ours["value"], float) and ours["value"] > 0 and ours["unit"] == "msg/s"
+    streams = {"chat/log stream": 400, "dense chat/log": 400, "e-mail prose 2 KB": 40}
+    for stream, n in streams.items():
+        ours = speed[f"scrubber L7, {stream} ({n} msgs)"]
+        assert isinstance(ours["value"], float) and ours["value"] > 0 and ours["unit"] == "msg/s"
     recall = _rows(rows, "recall")
     assert 0.0 < recall["scrubber: recall L7"]["value"] <= 1.0
     if importlib.util.find_spec("presidio_analyzer") is None:
-        assert speed["presidio analyzer+anonymizer"]["value"] == "not available"
-        assert "not installed" in speed["presidio analyzer+anonymizer"]["note"]
+        for stream in streams:
+            assert speed[f"presidio, {stream}"]["value"] == "not available"
+            assert "not installed" in speed[f"presidio, {stream}"]["note"]
         assert recall["presidio: recall L7"]["value"] == "not available"
     else:
-        ratio = speed["speed ratio scrubber / presidio (same msgs)"]
-        assert ratio["unit"] == "x" and ratio["value"] > 0
+        for stream in streams:
+            ratio = speed[f"speed ratio scrubber / presidio, {stream} (same msgs)"]
+            assert ratio["unit"] == "x" and ratio["value"] > 0
         assert 0.0 < recall["presidio: recall L7"]["value"] <= 1.0
+
+
+def test_engine_rows_cover_every_stream_and_size(quick_run: tuple[str, list[dict[str, Any]]]) -> None:
+    _, rows = quick_run
+    engine = _rows(rows, "engine")
+    for stream in ("chat", "log", "email 2KB", "mixed", "dense", "prose 2KB", "dense+mail"):
+        n = 30 if stream.endswith("2KB") else 300
+        for level in (4, 7):
+            row = engine[f"L{level} all detectors, {stream} ({n} msgs)"]
+            assert row["unit"] == "msg/s" and row["value"] > 0, row
+    # 300 lines of --quick: the 48 % share give or take sampling noise (test_traffic_streams
+    # checks the share on 4,000 lines).
+    assert 0.35 <= engine["stream dense: share of messages with a value"]["value"] <= 0.6
+    assert engine["stream prose 2KB: share of messages with a value"]["value"] == 1.0
+    for kind in ("dense", "sparse"):
+        for size in ("200", "2,000", "20,000"):
+            assert engine[f"L7 cost per KB, {kind} text, {size} B"]["value"] > 0
+        assert engine[f"L7 cost per KB, {kind}, 200 B .. 20,000 B: max / min"]["value"] >= 1.0
 
 
 def test_scaling_and_memory_rows(quick_run: tuple[str, list[dict[str, Any]]]) -> None:
     _, rows = quick_run
     scaling = _rows(rows, "scaling")
-    assert scaling["2 workers / 1 worker"]["unit"] == "x"
+    assert scaling["chat/log: 2 workers / 1 worker"]["unit"] == "x"
+    assert scaling["dense chat/log: 2 workers / 1 worker"]["unit"] == "x"
     memory = _rows(rows, "memory")
     peak = memory["peak RSS, one worker, L7"]
     assert peak["value"] > memory["RSS before the engine (interpreter + imports)"]["value"] > 0
