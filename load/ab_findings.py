@@ -8,8 +8,9 @@ Each tree runs in a child process of its own (``PYTHONPATH`` points at it), alte
 before/after so that both see the same machine. Every child scrubs the same corpus at level 7
 with all detectors: the devset texts (when ../shared/devset is there), the benchmark streams
 (chat, log, mixed, e-mail bodies of 600 B and 2 KB, the PII-dense chat/log lines and 2 KB
-e-mail prose of load/traffic.py) and hand-written cases that tend to break
-fast paths (no digits, non-ASCII, CRLF, camelCase keys, long lines). The findings of both
+e-mail prose of load/traffic.py, one dense and one sparse message of 200 KB) and
+hand-written cases that tend to break fast paths (no digits, non-ASCII, CRLF, camelCase keys,
+long lines). The findings of both
 trees must be identical; the first differences are printed. Times are CPU seconds of the
 child per detector and stream (best of ``--repeat``), so the table shows where a change won.
 """
@@ -61,6 +62,8 @@ def corpus() -> dict[str, list[str]]:
     out["email2k"] = streams.email_bodies(60, seed=15, size=2000)
     out["dense"] = traffic.dense_lines(3000, seed=16)
     out["prose2k"] = traffic.email_prose(60, seed=17)
+    # Long messages, where a look-up that walks every finding or every word shows.
+    out["long"] = [traffic.block(200_000, seed=18), traffic.block(200_000, seed=19, pii=0.05)]
     out["extra"] = EXTRA
     return out
 

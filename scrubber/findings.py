@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from scrubber.dial import ENTITY_LEVELS
 
@@ -26,6 +28,44 @@ class Finding:
             "score": round(self.score, 3),
             "detector": self.detector,
         }
+
+
+class Spans:
+    """Findings of one text, to ask which of them span or touch a given span: a look-up, not a
+    walk over them all (a long message has thousands of findings, and as many spans to ask
+    about)."""
+
+    __slots__ = ("_ends", "_found", "_starts")
+
+    def __init__(self, found: Sequence[Finding]) -> None:
+        self._found = sorted(found, key=lambda f: f.start)
+        self._starts = [f.start for f in self._found]
+        # The furthest end among the first i+1 findings: walking back stops where none reaches.
+        self._ends = list(accumulate((f.end for f in self._found), max))
+
+    def __bool__(self) -> bool:
+        return bool(self._found)
+
+    def covers(self, start: int, end: int) -> bool:
+        """Whether a finding spans at least [start, end)."""
+        i = bisect_right(self._starts, start) - 1
+        return i >= 0 and self._ends[i] >= end
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether a finding shares a character with [start, end)."""
+        i = bisect_left(self._starts, end) - 1
+        return i >= 0 and self._ends[i] > start
+
+    def spanning(self, start: int, end: int) -> list[Finding]:
+        """The findings that span at least [start, end)."""
+        out = []
+        i = bisect_right(self._starts, start) - 1
+        while i >= 0 and self._ends[i] >= end:
+            f = self._found[i]
+            if f.end >= end:
+                out.append(f)
+            i -= 1
+        return out
 
 
 def rank(f: Finding) -> tuple[float, int, int, int]:

@@ -151,3 +151,32 @@ def test_hook_rows_may_be_mappings_or_dataclasses() -> None:
     assert bench._as_row("kafka", as_map) == as_map
     with pytest.raises(TypeError, match="kafka"):
         bench._as_row("kafka", ("e2e", 1.0))
+
+
+def test_cost_per_kb_side_by_side() -> None:
+    # Two trees (here: this one twice), each in a child process; one row per text and tree.
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "load.bench_sizes",
+            "--base",
+            str(REPO),
+            "--sizes",
+            "200,3000",
+            "--repeat",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "\nnproc: " in out.stdout and "\nload average at the end: " in out.stdout
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.stdout.splitlines()[-4:]}
+    assert set(rows) == {(kind, tree) for kind in ("dense", "sparse") for tree in ("before", "after")}
+    for cells in rows.values():
+        per_kb = [float(c.replace(",", "")) for c in cells[:2]]
+        assert all(us > 0 for us in per_kb)
+        assert abs(float(cells[2].rstrip("x")) - max(per_kb) / min(per_kb)) < 0.02

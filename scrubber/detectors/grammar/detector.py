@@ -7,7 +7,7 @@ from functools import partial
 
 from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import CueHit
-from scrubber.detectors.grammar.known import Around, Shortcut
+from scrubber.detectors.grammar.known import Shortcut
 from scrubber.detectors.grammar.parse import tree_claims
 from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
 from scrubber.detectors.grammar.sentences import (
@@ -21,7 +21,7 @@ from scrubber.detectors.grammar.sentences import (
 )
 from scrubber.detectors.tokens import Value, number_like
 from scrubber.detectors.validators.base import Memo
-from scrubber.findings import Finding
+from scrubber.findings import Finding, Spans
 
 # What a value given in reply to a request loses against one a cue names in its own sentence.
 REPLY_PENALTY = 0.1
@@ -100,12 +100,12 @@ class GrammarDetector:
             for r in replies:
                 self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
             self.stats["sentences"] += len(sentences)
-            around: Around | None = None
+            around: Spans | None = None
             for s in sentences:
                 # Every value's claim, also of those skipped below: which qualifier a value
                 # reads decides for the others too (SentenceReader.claims), whatever is known.
                 for v, (claim, penalty) in zip(s.values, self.reader.claims(s), strict=True):
-                    if top and any(k.start <= v.start and v.end <= k.end for k in top):
+                    if top and top.covers(v.start, v.end):
                         continue  # whatever it yields, resolve() drops it (see known.Shortcut)
                     if claim is None:
                         s.pending.append(v)
@@ -116,7 +116,7 @@ class GrammarDetector:
                 for v in pending:
                     if self._could_fit(text, memo, v, qualifies(s, v), named):
                         if known:
-                            around = around or Around(known)
+                            around = around or Spans(known)
                             if self.shortcut.settled(text, memo, s, v, around, ctx.spared):
                                 self.stats["settled_values"] += 1
                                 continue

@@ -8,9 +8,7 @@ it spares could not have changed the result, or it goes to ``spared`` for the en
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 
 from scrubber.detectors.cues import CueHit
 from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
@@ -18,7 +16,7 @@ from scrubber.detectors.grammar.sentences import CAMEL_PAIR, LAST4, Sentence, nu
 from scrubber.detectors.tokens import SPELLED_WORD, Value, masked_value_pattern, number_stretches
 from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITY_LEVELS
-from scrubber.findings import Finding, rank
+from scrubber.findings import Finding, Spans, rank
 
 # More digits than any value has: the fewest a shape takes when no shape is in reach.
 _NO_DIGITS = 1 << 30
@@ -54,11 +52,11 @@ class Shortcut:
         # every one (the parse and a reply only take some off).
         self._top = max((rule.score for rule in grammar.rules), default=0.0)
 
-    def outranking(self, known: Sequence[Finding]) -> list[Finding]:
+    def outranking(self, known: Sequence[Finding]) -> Spans:
         """The known findings that outrank every finding this detector could make inside them."""
-        return [k for k in known if k.score > self._top]
+        return Spans([k for k in known if k.score > self._top])
 
-    def outranked(self, text: str, top: list[Finding]) -> bool:
+    def outranked(self, text: str, top: Spans) -> bool:
         """Whether no finding of ``text`` can matter, given the known findings ``top`` that
         outrank every one inside them: then neither cues nor sentences need a look.
 
@@ -79,9 +77,7 @@ class Shortcut:
             )
         )
 
-    def out_of_reach(
-        self, text: str, hits: Sequence[CueHit], start: int, end: int, top: list[Finding]
-    ) -> bool:
+    def out_of_reach(self, text: str, hits: Sequence[CueHit], start: int, end: int, top: Spans) -> bool:
         """Whether a sentence, with no request before it, can neither ask for a value nor yield
         a finding that scrubbing would act on: so without tokenizing it.
 
@@ -105,7 +101,7 @@ class Shortcut:
             return False
         return self._beyond(text, start, end, top, fewest)
 
-    def _beyond(self, text: str, start: int, end: int, top: list[Finding], fewest: int) -> bool:
+    def _beyond(self, text: str, start: int, end: int, top: Spans, fewest: int) -> bool:
         """Whether no value of ``text[start:end]`` other than one of letters and digits can
         yield a finding that matters, when no shape in reach takes fewer than ``fewest`` digits.
 
@@ -117,7 +113,7 @@ class Shortcut:
         Nothing goes to ``spared`` for them either.
         """
         for a, b, digits in number_stretches(text, start, end):
-            if digits >= fewest and not any(k.start <= a and b <= k.end for k in top):
+            if digits >= fewest and not top.covers(a, b):
                 return False
         return (
             self._any_masked.search(text, start, end) is None
@@ -125,7 +121,7 @@ class Shortcut:
         )
 
     def settled(
-        self, text: str, memo: Memo, s: Sentence, v: Value, around: Around, spared: list[Finding]
+        self, text: str, memo: Memo, s: Sentence, v: Value, around: Spans, spared: list[Finding]
     ) -> bool:
         """Whether the findings of other detectors settle ``v``: then the tree is not needed.
 
@@ -186,26 +182,3 @@ class Shortcut:
             unsure.append(Finding(v.start, v.end, entity, score, "grammar:spared"))
         spared.extend(unsure)
         return True
-
-
-class Around:
-    """Known findings of one text, to ask which of them span a given span."""
-
-    __slots__ = ("_ends", "_found", "_starts")
-
-    def __init__(self, known: Sequence[Finding]) -> None:
-        self._found = sorted(known, key=lambda f: f.start)
-        self._starts = [f.start for f in self._found]
-        # The furthest end among the first i+1 findings: walking back stops where none reaches.
-        self._ends = list(accumulate((f.end for f in self._found), max))
-
-    def spanning(self, start: int, end: int) -> list[Finding]:
-        """The known findings that span at least [start, end)."""
-        out = []
-        i = bisect_right(self._starts, start) - 1
-        while i >= 0 and self._ends[i] >= end:
-            f = self._found[i]
-            if f.end >= end:
-                out.append(f)
-            i -= 1
-        return out

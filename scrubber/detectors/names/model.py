@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
-from scrubber.findings import Finding
+from scrubber.findings import Finding, Spans
 
 # A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
 # a possessive is not part of it ("Trump's" is "Trump").
@@ -51,6 +51,9 @@ CONTRACTION = re.compile(r"['’](?:[dmt]|ve|ll|re)$", re.IGNORECASE)
 # Findings of the model stay below the rules' scores: where both find a value, the rule's
 # span and entity win.
 MAX_SCORE = 0.8
+# Above this many (seed words x characters), a message's seed words are found in one pass over
+# its words (_places).
+FIND_BUDGET = 2_000_000
 # Ordinary words looked up in a set rather than by their checksum: the most frequent ones.
 FAST_ORDINARY = 20_000
 
@@ -408,14 +411,10 @@ class NameModelDetector:
         # A name never spans lines, and a word's context is its line: only the lines where a
         # seed stands as a word of its own (not inside an address or an identifier) are scored.
         lines: set[tuple[int, int]] = set()
-        for w in seeds:
-            s = text.find(w)
-            while s >= 0:
-                e = s + len(w)
-                if not _joined_before(text, s) and not _joined_after(text, e) and not _in_code(text, s, e):
-                    b = text.find("\n", e)
-                    lines.add((text.rfind("\n", 0, s) + 1, len(text) if b < 0 else b))
-                s = text.find(w, e)
+        for s, e in _places(text, seeds):
+            if not _joined_before(text, s) and not _joined_after(text, e) and not _in_code(text, s, e):
+                b = text.find("\n", e)
+                lines.add((text.rfind("\n", 0, s) + 1, len(text) if b < 0 else b))
         out: list[Finding] = []
         for a, b in sorted(lines):
             cands = self._line_candidates(text, a, b, only_relevant=True)
@@ -649,8 +648,9 @@ def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
     """The model's names that do not run over another entity's value that an earlier detector
     found (an address, an e-mail); over a rule's name they stand, and add the words the rule
     left out ("Whitaker" -> "Grant Whitaker")."""
+    others = Spans([k for k in kept if k.entity != "PERSON"])
     for f in found:
-        if not any(k.start < f.end and f.start < k.end and k.entity != "PERSON" for k in kept):
+        if not others.overlaps(f.start, f.end):
             yield f
 
 
@@ -663,6 +663,24 @@ def _supported(features: Mapping[str, float]) -> bool:
     """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
     noun: "Custmer", "Parcelwise", "Grüße")."""
     return "unknown" not in features or not SUPPORT.isdisjoint(features)
+
+
+def _places(text: str, seeds: set[str]) -> Iterator[tuple[int, int]]:
+    """Where the seed words stand in ``text`` (also inside longer words: the caller checks).
+
+    Looking for each seed in turn is the fastest in a message of a few lines, but costs seeds x
+    length: in a long message full of names, one pass over its words instead.
+    """
+    if len(seeds) * len(text) > FIND_BUDGET:
+        for match in WORD.finditer(text):
+            if match.group() in seeds:
+                yield match.span()
+        return
+    for w in seeds:
+        s = text.find(w)
+        while s >= 0:
+            yield s, s + len(w)
+            s = text.find(w, s + len(w))
 
 
 def _joined_before(text: str, s: int) -> bool:
