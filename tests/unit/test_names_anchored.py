@@ -106,6 +106,8 @@ CASES = [
     # CRLF lines, quoted lines, a closing after blank lines, a delimiter with a trailing blank.
     "ok\r\n\r\n> Kind regards,\r\n> [[Barry Townsend]]\r\n",
     "see you then\n-- \n[[Lars Eriksson]]\nSenior Engineer",
+    # A record's cue right after the comma that ends a name in running text.
+    "a call from [[Jane]] a call from, [[Ruth Gordon]],SSN",
     # Mistyped phrases, of one word and of several.
     "Regrads,\n[[Liam O'Connor]]",
     "Kind regrads,\n[[Aroha Ngata]]",

@@ -75,4 +75,5 @@ LOOK_ALIKES = [
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
 def test_a_look_alike_beside_the_same_words_is_none(text: str) -> None:
-    assert found(text) == []
+    # "Troy" is a card brand and here a person: the name is the name model's to find.
+    assert [f for f in found(text) if f[0] != "PERSON"] == []

@@ -372,7 +372,13 @@ def record_lines(
         i = p
         while i > ls and text[i - 1] in " \t":
             i -= 1
-        if i in (p, ls):
+        if i == ls:
+            continue
+        if i == p:
+            # "Ruth Gordon,SSN ...": no blank after the comma, so no record line (its pattern
+            # wants one), but a name in running text may end at that comma.
+            if text[i - 1] == "," and i - 1 > ls and commas is not None:
+                commas.append(i - 1)
             continue
         comma = text[i - 1] == ","
         if comma:
