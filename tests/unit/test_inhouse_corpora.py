@@ -23,11 +23,14 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 # after key words: a 0.979 / 0.986 / 7 / 0.012; b 0.966 / 0.983 / 1 / 0.025; c 0.945 / 0.961 /
 # 5 / 0.044 (private server addresses of its logs are unlabelled: IP precision 0.90); d 0.937 /
 # 0.965 / 13 / 0.057.
+# inhouse-e was sealed when written and scored once, at the end of 2026-11-27, before anyone
+# looked at its misses: 0.909 / 0.936 / 14 / 0.081.
 FLOORS = {
     "inhouse-a": (0.965, 0.975, 8, 0.025),
     "inhouse-b": (0.95, 0.975, 2, 0.035),
     "inhouse-c": (0.93, 0.955, 5, 0.055),
     "inhouse-d": (0.92, 0.95, 15, 0.07),
+    "inhouse-e": (0.90, 0.925, 16, 0.09),
     "informal-names-test": (0.50, 0.94, 9, 0.50),
 }
 
