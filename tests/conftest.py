@@ -132,17 +132,12 @@ LogLines = Callable[[], list[dict[str, Any]]]
 
 
 @pytest.fixture
-def log_lines() -> Iterator[LogLines]:
-    """Configure the real log pipeline into a buffer; give back its JSON lines; restore after.
-
-    Logging is process-wide: a test that reads log lines from stdout or stderr sees whatever
-    format an earlier test configured, so tests read them through this fixture instead.
-    """
+def restore_logging() -> Iterator[None]:
+    """Put back the logging set-up a test changes (handlers, levels, structlog, warnings)."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
-    buf = io.StringIO()
-    logs.configure("json", "info", buf)
-    yield lambda: [json.loads(line) for line in buf.getvalue().splitlines()]
+    levels = {name: logging.getLogger(name).level for name in ("mail.log", "aiokafka", "asyncio")}
+    yield
     logging.captureWarnings(False)
     structlog.reset_defaults()
     for h in list(root.handlers):
@@ -150,3 +145,17 @@ def log_lines() -> Iterator[LogLines]:
     for h in handlers:
         root.addHandler(h)
     root.setLevel(level)
+    for name, lv in levels.items():
+        logging.getLogger(name).setLevel(lv)
+
+
+@pytest.fixture
+def log_lines(restore_logging: None) -> LogLines:
+    """Configure the real log pipeline into a buffer; give back its JSON lines (restored after).
+
+    Logging is process-wide: a test that reads log lines from stdout or stderr sees whatever
+    format an earlier test configured, so tests read them through this fixture instead.
+    """
+    buf = io.StringIO()
+    logs.configure("json", "info", buf)
+    return lambda: [json.loads(line) for line in buf.getvalue().splitlines()]

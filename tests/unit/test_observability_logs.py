@@ -6,11 +6,10 @@ import io
 import json
 import logging
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-import structlog
 from prometheus_client import REGISTRY
 
 from scrubber import logs
@@ -21,23 +20,6 @@ Lines = Callable[[], list[dict[str, Any]]]
 class _Tty(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    levels = {name: logging.getLogger(name).level for name in ("mail.log", "aiokafka", "asyncio")}
-    yield
-    logging.captureWarnings(False)
-    structlog.reset_defaults()
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    for name, lv in levels.items():
-        logging.getLogger(name).setLevel(lv)
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import REPO
 
@@ -53,34 +54,26 @@ def test_wheel_installs_into_a_clean_venv_and_scans_from_elsewhere(tmp_path: Pat
     )
     assert Path(where.strip()).is_relative_to(venv), where
 
-    record = {"id": "a", "text": "my ssn is 524-59-3318, the last four of my card are 4242"}
-    res = subprocess.run(
-        [scrubber, "scan", "--level", "2"],
-        cwd=elsewhere,
-        env=env,
-        input=json.dumps(record) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    out = json.loads(res.stdout)
+    def scan(level: int, text: str) -> dict[str, Any]:
+        res = subprocess.run(
+            [scrubber, "scan", "--level", str(level)],
+            cwd=elsewhere,
+            env=env,
+            input=json.dumps({"id": "a", "text": text}) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert res.returncode == 0, res.stderr[-3000:]
+        out: dict[str, Any] = json.loads(res.stdout)
+        return out
+
+    out = scan(2, "my ssn is 524-59-3318, the last four of my card are 4242")
     assert out["text"] == "my ssn is [US_SSN], the last four of my card are [CREDIT_CARD]"
     assert {f["detector"].split(":")[0] for f in out["findings"]} == {"pattern", "grammar"}
 
     # At level 7 the name model runs too: its lexicon and weights ship in the wheel as well.
-    record = {"id": "b", "text": "Customer Maria Okafor called about her refund"}
-    res = subprocess.run(
-        [scrubber, "scan", "--level", "7"],
-        cwd=elsewhere,
-        env=env,
-        input=json.dumps(record) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    out = json.loads(res.stdout)
+    out = scan(7, "Customer Maria Okafor called about her refund")
     assert out["text"] == "Customer [PERSON] called about her refund"
     assert [f["detector"] for f in out["findings"]] == ["name_model"]
 
