@@ -175,6 +175,33 @@ class _Policy(EmailPolicy):
         return folded.encode("utf-8" if self.utf8 else "ascii", "surrogateescape")
 
 
+class _Generator(BytesGenerator):
+    """The stock generator, except for the blocks of a message/delivery-status part.
+
+    The parser makes a block of each run of lines between blank lines: its fields, and as its
+    body the lines from the first one that is no field on (text after the fields, or text
+    alone). Such a body never followed a blank line in the block, yet the stock generator
+    writes one between every block's fields and body, as for a message. Read again, that line
+    ends the block: text alone gets an empty block before it, and text right after fields a
+    block of its own, so a bounce processor would see blocks the sender never wrote. Here each
+    block is written as it came, its fields then its body.
+    """
+
+    def _handle_message_delivery_status(self, msg: Message) -> None:
+        assert self.policy is not None  # MimeDocument.render always gives one
+        linesep = self.policy.linesep.encode("ascii")
+        blocks = []
+        for block in msg.get_payload():
+            out = io.BytesIO()
+            _Generator(out, policy=self.policy).flatten(block)
+            lines = out.getvalue().split(linesep)
+            # The first empty line is the one written after the fields, which the block never had.
+            lines.remove(b"")
+            blocks.append(linesep.join(lines))
+        # One blank line between blocks, none after the last (the boundary's line break follows).
+        self.write(linesep.join(blocks).decode("ascii", "surrogateescape"))
+
+
 class MimeFormat:
     """RFC 5322 messages, taken apart as ``options`` say; ``mask`` is the engine's masker and
     ``level`` the dial level the trace header names."""
@@ -222,7 +249,7 @@ class MimeDocument:
                 # Raw: the value is ASCII without spaces, which folding would turn into encoded words.
                 self.msg.set_raw(TRACE_HEADER, trace_value(self.format.level, results))
             out = io.BytesIO()
-            BytesGenerator(out, policy=self.policy).flatten(self.msg)
+            _Generator(out, policy=self.policy).flatten(self.msg)
         return out.getvalue()
 
 

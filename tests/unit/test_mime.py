@@ -216,6 +216,63 @@ def test_report_fields_named_like_structured_headers_are_scrubbed_as_text(engine
     assert b"jane.roe" not in cut and b"Final-Reci [EMAIL_ADDRESS]" in cut
 
 
+# A delivery-status report (RFC 3464): a block of fields for the message, one per recipient, and
+# at times text that the reporting MTA wrote after them (or instead of them).
+REPORTING = b"Reporting-MTA: dns; mx.example.org\n"
+JANE = b"Final-Recipient: rfc822; jane.roe@example.com\nAction: failed\n"
+JOHN = b"Final-Recipient: rfc822; john.doe@example.com\nAction: delayed\n"
+PROSE = b"The mailbox of Jane (SSN 123-45-6789) is full.\nCall 415-555-0142.\n"
+
+
+def delivery_report(fields: bytes, linesep: bytes) -> bytes:
+    data = (
+        b'MIME-Version: 1.0\nContent-Type: multipart/report; report-type=delivery-status; boundary="rpt"\n\n'
+        b"--rpt\nContent-Type: text/plain\n\nnot delivered.\n"
+        b"--rpt\nContent-Type: message/delivery-status\n\n" + fields + b"\n"
+        b"--rpt\nContent-Type: text/rfc822-headers\n\nTo: jane.roe@example.com\n\n--rpt--\n"
+    )
+    return data.replace(b"\n", linesep)
+
+
+def report_blocks(msg: Message) -> list[tuple[list[str], bool]]:
+    """The blocks of the message/delivery-status part: each one's field names, and whether text
+    follows them."""
+    blocks = part_of(msg, "message/delivery-status").get_payload()
+    assert isinstance(blocks, list)
+    return [(list(b.keys()), bool(b.get_payload())) for b in blocks]
+
+
+@pytest.mark.parametrize(
+    ("fields", "blocks"),
+    [
+        pytest.param(REPORTING + b"\n" + JANE, 2, id="fields"),
+        pytest.param(REPORTING + b"\n" + JANE + b"\n" + JOHN + b"\n" + JANE, 4, id="recipients"),
+        pytest.param(REPORTING + b"\n" + JANE + b"\n" + PROSE, 3, id="fields-then-text"),
+        pytest.param(REPORTING + b"\n" + JANE + b"\n" + PROSE + b"\n" + JOHN, 4, id="text-among-recipients"),
+        pytest.param(REPORTING + b"\n" + JANE + PROSE, 2, id="text-right-after-fields"),
+        pytest.param(PROSE, 1, id="text-alone"),
+    ],
+)
+@pytest.mark.parametrize("linesep", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+def test_a_delivery_status_report_keeps_its_blocks_and_masks_every_value(
+    fields: bytes, blocks: int, linesep: bytes, engine: Scrubber
+) -> None:
+    """A bounce processor reads the report block by block: scrubbing must add none (the email
+    package writes a blank line before text in a block, which read again starts a new one)."""
+    data = delivery_report(fields, linesep)
+    out = scrub(data, engine).data
+    before, after = parse(data), parse(out)
+    assert len(report_blocks(before)) == blocks
+    assert shape(after) == shape(before)
+    assert report_blocks(after) == report_blocks(before)
+    for raw in (b"jane.roe@example.com", b"john.doe@example.com", b"123-45-6789", b"415-555-0142", b"Jane"):
+        assert raw not in out
+    assert out.count(b"[EMAIL_ADDRESS]") == data.count(b"@example.com")
+    assert out.count(b"[US_SSN]") == data.count(b"123-45-6789")
+    assert out.count(b"[PHONE_NUMBER]") == data.count(b"415-555-0142")
+    assert out.count(b"[PERSON]") == data.count(b"Jane")
+
+
 def test_a_header_the_email_parser_crashes_on_is_malformed_mime(engine: Scrubber) -> None:
     # Python 3.11's parameter parser raises IndexError on this (found by tests/fuzz).
     data = b"Content-Type: text/plain; title*\r\n\r\nhi\r\n"
