@@ -1,6 +1,7 @@
-"""End-to-end Kafka proxy benchmark: messages/s and latency through a real broker.
+"""End-to-end Kafka proxy benchmark: messages/s, latency and the proxy's CPU per record.
 
-    .venv/bin/python -m load.bench_kafka                       # 100k chat/log messages, levels 4 and 7
+    .venv/bin/python -m load.bench_kafka                       # 100k PII-dense lines, levels 4 and 7
+    .venv/bin/python -m load.bench_kafka --stream chatlog      # the short chat/log lines instead
     .venv/bin/python -m load.bench_kafka --messages 5000 --rate 200 --scrub-processes 1
     .venv/bin/python -m load.bench_kafka --scrub-processes 0,1,2        # one table per setting
 
@@ -13,8 +14,19 @@ a child process on its own topics, and this process drives it with confluent-kaf
 - latency: with the proxy caught up, records are produced at a fixed rate for a few seconds;
   latency is the output's arrival time minus the input record's timestamp (ms resolution).
 
+CPU per record, the figure that stays meaningful on a shared machine:
+
+- proxy: the CPU time (user + system, from /proc) of the proxy's process and its scrub worker
+  processes while the backlog drained (from the proxy being ready, its workers warmed up, to
+  the last output record), over the records; the broker and this driver do not count;
+- engine: the same records scrubbed in this process by the engine alone (``Scrubber``, warmed
+  up, ``scrub_many`` in the proxy's slices of 64), ``time.process_time`` over the records; run
+  before the broker starts, so that no Kafka client thread shares this process;
+- the ratio of the two is what the proxy adds around the engine: reading and writing records,
+  the event loop, and sending each slice to a worker process and back.
+
 The machine is shared and has 2 cores (broker, proxy and this driver all compete): treat the
-numbers as rough and compare modes within one run.
+rates as rough and compare modes within one run; the CPU figures move much less with load.
 """
 
 from __future__ import annotations
@@ -36,13 +48,18 @@ from typing import Any
 import confluent_kafka
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from load import traffic
 from load.bench import chat_log_stream
+from load.proctree import tree_cpu_seconds
 from scrubber import config, embedded
 from scrubber.config import KafkaConfig, LimitsConfig
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
+from scrubber.kafka.transform import SLICE, engine_scrubber
 
 PARTITIONS = 3
+STREAMS = {"dense": traffic.dense_lines, "chatlog": chat_log_stream}
+STREAM_NAMES = {"dense": "PII-dense chat/log lines (load/traffic.py)", "chatlog": "chat/log stream"}
 # Records per throughput run. Pass-through drains 20,000 in about 0.3 s here, too short a window
 # for a steady rate (two runs differed by 45 %); 100,000 keep each mode busy for seconds.
 MESSAGES = 100_000
@@ -83,6 +100,12 @@ class Result:
     p50_ms: float
     p99_ms: float
     cpu_us: float  # busy CPU time of the whole machine per record while the backlog drained
+    proxy_us: float  # CPU of the proxy process and its scrub workers per record, same window
+    engine_us: float  # CPU of the engine alone in this process per record, the same records
+
+    @property
+    def ratio(self) -> float:
+        return self.proxy_us / self.engine_us if self.engine_us else float("nan")
 
 
 def machine_busy_seconds() -> float:
@@ -94,6 +117,18 @@ def machine_busy_seconds() -> float:
     with open("/proc/stat", encoding="ascii") as f:
         user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in f.readline().split()[1:8])
     return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def engine_us(level: int, texts: list[str]) -> float:
+    """CPU microseconds per record of the engine alone on ``texts``, as a scrub worker builds
+    and calls it (pass-through: no detectors), in this process."""
+    make = passthrough_scrubber if level == 0 else engine_scrubber
+    scrubber = make(Policy(level=level), LimitsConfig())
+    scrubber.warm_up()
+    t0 = time.process_time()
+    for i in range(0, len(texts), SLICE):
+        scrubber.scrub_many(texts[i : i + SLICE])
+    return (time.process_time() - t0) / len(texts) * 1e6
 
 
 class Run:
@@ -136,7 +171,9 @@ class Run:
         c.assign([confluent_kafka.TopicPartition(topic, p, starts[p]) for p in range(PARTITIONS)])
         return c
 
-    def mode(self, name: str, level: int, texts: list[str], rate: float, seconds: float) -> Result:
+    def mode(
+        self, name: str, level: int, texts: list[str], rate: float, seconds: float, engine: float
+    ) -> Result:
         tag = f"{name.replace(' ', '-')}-{self.scrub_processes}-{os.getpid()}"
         raw, clean, quarantine = f"bench-in-{tag}", f"bench-out-{tag}", f"bench-q-{tag}"
         self.topics(raw, clean, quarantine)
@@ -163,6 +200,8 @@ class Run:
             while not ready.wait(0.5):
                 if not child.is_alive() or time.monotonic() > deadline:
                     raise RuntimeError(f"{name}: the proxy did not start (exit code {child.exitcode})")
+            assert child.pid is not None
+            own_start = tree_cpu_seconds(child.pid)
             # Throughput: drain the backlog.
             first = last = None
             busy_first = 0.0
@@ -179,6 +218,7 @@ class Run:
                             first, busy_first = now, machine_busy_seconds()
                         last = now
             busy = machine_busy_seconds() - busy_first
+            own = tree_cpu_seconds(child.pid) - own_start
             if got < len(texts) or first is None or last is None or last <= first:
                 raise RuntimeError(f"{name}: only {got} of {len(texts)} records came out")
             throughput = got / (last - first)
@@ -195,7 +235,8 @@ class Run:
             if child.is_alive():
                 child.kill()
         q = statistics.quantiles(latencies, n=100)
-        return Result(name, len(texts), throughput, q[49], q[98], busy / len(texts) * 1e6)
+        us = 1e6 / len(texts)
+        return Result(name, len(texts), throughput, q[49], q[98], busy * us, own * us, engine)
 
     def latency(
         self, topic: str, reader: confluent_kafka.Consumer, texts: list[str], rate: float, seconds: float
@@ -220,44 +261,56 @@ class Run:
 
 
 def run(
-    messages: int, levels: list[int], rate: float, seconds: float, scrub_processes: list[int]
+    messages: int,
+    levels: list[int],
+    rate: float,
+    seconds: float,
+    scrub_processes: list[int],
+    stream: str = "dense",
 ) -> list[list[Result]]:
     """For each ``scrub_processes`` setting: pass-through, then each level (one broker for all)."""
-    texts = chat_log_stream(messages)
+    texts = STREAMS[stream](messages)
+    engine = {lv: engine_us(lv, texts) for lv in [0, *levels]}
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-kafka-") as tmp:
         broker = embedded.Broker.start(embedded.port_or_free(19092), Path(tmp) / "tansu.log")
         try:
             for n in scrub_processes:
                 r = Run(broker.bootstrap, n)
-                results = [r.mode("pass-through", 0, texts, rate, seconds)]
-                results += [r.mode(f"level {lv}", lv, texts, rate, seconds) for lv in levels]
+                results = [r.mode("pass-through", 0, texts, rate, seconds, engine[0])]
+                results += [r.mode(f"level {lv}", lv, texts, rate, seconds, engine[lv]) for lv in levels]
                 out.append(results)
         finally:
             broker.stop()
     return out
 
 
-def table(results: list[Result], rate: float, scrub_processes: int) -> str:
+def table(results: list[Result], rate: float, scrub_processes: int, stream: str = "dense") -> str:
     base = results[0].rate
+    passthrough = results[0].proxy_us
     executor = "thread" if scrub_processes == 0 else f"{scrub_processes} process(es)"
     load = os.getloadavg()[0]
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"  # event_loop: auto
     lines = [
-        f"Kafka proxy end to end, chat/log stream, {PARTITIONS} partitions, scrubbing in a {executor}; "
+        f"Kafka proxy end to end, {STREAM_NAMES[stream]}, {PARTITIONS} partitions, "
+        f"scrubbing in a {executor}; "
         f"latency at {rate:.0f} msg/s offered; {loop} event loop; "
         f"load average {load:.1f} on {os.cpu_count()} cores",
-        f"{'mode':<14}{'messages':>9}{'msg/s':>10}{'of pass':>9}{'p50 ms':>9}{'p99 ms':>9}{'cpu us/rec':>12}",
+        f"{'mode':<14}{'messages':>9}{'msg/s':>10}{'of pass':>9}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'proxy us':>10}{'engine us':>11}{'proxy/eng':>11}{'pass us':>9}{'machine us':>12}",
     ]
     for res in results:
         lines.append(
             f"{res.mode:<14}{res.messages:>9}{res.rate:>10.0f}{res.rate / base:>9.0%}"
-            f"{res.p50_ms:>9.1f}{res.p99_ms:>9.1f}{res.cpu_us:>12.0f}"
+            f"{res.p50_ms:>9.1f}{res.p99_ms:>9.1f}{res.proxy_us:>10.0f}{res.engine_us:>11.0f}"
+            f"{res.ratio:>10.2f}x{passthrough:>9.0f}{res.cpu_us:>12.0f}"
         )
-    lines.append(
-        "cpu us/rec: busy CPU of the whole machine (broker, proxy, scrub processes, this driver) per record "
-        "while the backlog drained"
-    )
+    lines += [
+        "proxy us: CPU of the proxy process and its scrub workers (/proc) per record, backlog drain",
+        "engine us: CPU of the engine alone per record, same records, this process (time.process_time)",
+        "proxy/eng: their ratio (issue 18's target at level 7: 1.5x or less); pass us: pass-through's",
+        "machine us: busy CPU of the whole machine (broker, proxy, workers, this driver) per record",
+    ]
     return "\n".join(lines)
 
 
@@ -269,11 +322,14 @@ def bench_rows(quick: bool) -> list[dict[str, Any]]:
     base = results[0].rate
     return [
         {
-            "case": f"{res.mode}, chat/log, {res.messages} msgs",
+            "case": f"{res.mode}, PII-dense lines, {res.messages} msgs",
             "value": round(res.rate),
             "unit": "msg/s",
             "note": f"{res.rate / base:.0%} of pass-through; p50 {res.p50_ms:.1f} ms, "
-            f"p99 {res.p99_ms:.1f} ms at {rate:.0f} msg/s; machine CPU {res.cpu_us:.0f} us/record",
+            f"p99 {res.p99_ms:.1f} ms at {rate:.0f} msg/s; CPU per record: proxy {res.proxy_us:.0f} us, "
+            f"engine {res.engine_us:.0f} us ({res.ratio:.2f}x), "
+            f"pass-through proxy {results[0].proxy_us:.0f} us, "
+            f"machine {res.cpu_us:.0f} us",
         }
         for res in results
     ]
@@ -283,6 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m load.bench_kafka", description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, default=MESSAGES, help="records per throughput run")
     p.add_argument("--levels", default="4,7", help="dial levels to compare with pass-through")
+    p.add_argument(
+        "--stream",
+        choices=sorted(STREAMS),
+        default="dense",
+        help="dense: load/traffic.py's PII-dense lines (default); chatlog: load/streams.py's chat/log lines",
+    )
     p.add_argument("--rate", type=float, default=200.0, help="offered msg/s in the latency phase")
     p.add_argument("--seconds", type=float, default=5.0, help="length of the latency phase")
     p.add_argument(
@@ -294,9 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x]
     settings = [int(x) for x in args.scrub_processes.split(",") if x]
-    tables = run(args.messages, levels, args.rate, args.seconds, settings)
+    print(f"$ python -m load.bench_kafka {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
+    tables = run(args.messages, levels, args.rate, args.seconds, settings, args.stream)
     for n, results in zip(settings, tables, strict=True):
-        print(table(results, args.rate, n))
+        print(table(results, args.rate, n, args.stream))
     return 0
 
 
