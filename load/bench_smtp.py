@@ -23,8 +23,17 @@ sessions, so that before, after and direct see the same machine; the before colu
 next to the after one. One more case opens a new client session for every message (as most
 MTAs do), where the relay's upstream connections matter.
 
+CPU per message, the figure that stays meaningful on a shared machine: the relay's own (the
+CPU time, user + system from /proc, of the relay process and its scrub worker processes while
+the closed-loop slices to it ran, over the messages it relayed; smtp-sink and this driver do
+not count), and the engine's alone on the same bodies (``Scrubber`` at level 7 in this process,
+warmed up, ``scrub_many`` on the text units the relay's MIME format hands it, parsed outside
+the clock; ``time.process_time``, the mean of three rounds after an untimed one). Their ratio is
+what the relay adds around the engine: SMTP in and out, MIME parsing and rendering, and the
+message's round trip to a worker process.
+
 The machine is shared and has 2 cores (sink, relay, its workers and this driver all compete):
-treat the numbers as rough and compare within one run.
+treat the rates as rough and compare within one run; the CPU figures move much less with load.
 """
 
 from __future__ import annotations
@@ -46,6 +55,10 @@ from typing import Any
 import aiosmtplib
 
 from load.bench import chat_log_stream
+from load.proctree import tree_cpu_seconds
+from scrubber import config
+from scrubber.engine import Scrubber
+from scrubber.formats.mime import MimeFormat, MimeOptions
 from tests.conftest import free_port, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +152,42 @@ def start_relay(tree: Path, doc: dict[str, Any], passthrough: bool) -> tuple[sub
     return proc, int(line)
 
 
+def relay_doc(sink_port: int) -> dict[str, Any]:
+    """The relays' configuration: level 7, two scrub processes, smtp-sink as the upstream."""
+    return {
+        "level": 7,
+        "logging": {"level": "warning"},
+        "smtp": {
+            "listen": "127.0.0.1:0",
+            "upstream": {"port": sink_port, "timeout": 120},
+            "scrub_processes": 2,
+            # Long enough that the 5 MB text is scrubbed to the end, not refused at 5 s.
+            "time_budget_ms": 300000,
+            "max_sessions": 200,
+        },
+    }
+
+
+def engine_ms(messages: list[bytes], rounds: int = 3) -> float:
+    """CPU milliseconds per message of the engine alone, in this process, on the text units the
+    level-7 relay's MIME format takes out of ``messages`` (parsed outside the clock). Bodies
+    under the relay's batch size (128 KB) reach the engine in one ``scrub_many`` there too."""
+    settings = config.parse(relay_doc(25))
+    smtp = settings.smtp
+    assert smtp is not None
+    scrubber = Scrubber(settings.policy.policy(7), regex_timeout=settings.limits.regex_timeout_ms / 1000)
+    scrubber.warm_up()
+    options = MimeOptions(headers=smtp.headers, attachments=smtp.attachments)
+    units = [list(MimeFormat(options, scrubber.apply, 7).parse(m).texts) for m in messages]
+    for texts in units:  # the relay's workers have seen these bodies before the clock starts too
+        scrubber.scrub_many(texts)
+    t0 = time.process_time()
+    for _ in range(rounds):
+        for texts in units:
+            scrubber.scrub_many(texts)
+    return (time.process_time() - t0) / (rounds * len(units)) * 1000
+
+
 class Components:
     """smtp-sink, and in front of it the relays of each tree: level 7, and pass-through."""
 
@@ -147,27 +196,18 @@ class Components:
         cmd = ["/usr/sbin/smtp-sink"] + (["-u", "root"] if os.geteuid() == 0 else [])
         self.sink = subprocess.Popen([*cmd, f"127.0.0.1:{self.sink_port}", "1024"], stderr=subprocess.DEVNULL)
         wait_for_port(self.sink_port, self.sink)
-        doc = {
-            "level": 7,
-            "logging": {"level": "warning"},
-            "smtp": {
-                "listen": "127.0.0.1:0",
-                "upstream": {"port": self.sink_port, "timeout": 120},
-                "scrub_processes": 2,
-                # Long enough that the 5 MB text is scrubbed to the end, not refused at 5 s.
-                "time_budget_ms": 300000,
-                "max_sessions": 200,
-            },
-        }
+        doc = relay_doc(self.sink_port)
         self.procs: list[subprocess.Popen[bytes]] = []
-        # ports[tree][mode], mode "level 7" or "pass-through"
+        # ports[tree][mode], mode "level 7" or "pass-through"; pids the same, of the relay process
         self.ports: dict[str, dict[str, int]] = {}
+        self.pids: dict[str, dict[str, int]] = {}
         try:
             for name, tree in trees.items():
                 for mode, passthrough in (("level 7", False), ("pass-through", True)):
                     proc, port = start_relay(tree, doc, passthrough)
                     self.procs.append(proc)
                     self.ports.setdefault(name, {})[mode] = port
+                    self.pids.setdefault(name, {})[mode] = proc.pid
         except BaseException:
             self.close()
             raise
@@ -184,6 +224,7 @@ class Result:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     failures: int = 0
+    cpu: float = 0.0  # CPU seconds of the relay and its workers meanwhile (0 for the sink)
 
     @property
     def rate(self) -> float:
@@ -193,19 +234,28 @@ class Result:
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else float("nan")
 
+    @property
+    def cpu_ms(self) -> float:
+        """The relay's CPU milliseconds per message relayed."""
+        return self.cpu / len(self.latencies) * 1000 if self.latencies else float("nan")
+
     def add(self, other: Result) -> None:
         self.seconds += other.seconds
         self.latencies += other.latencies
         self.failures += other.failures
+        self.cpu += other.cpu
 
 
 class Driver:
     """``SESSIONS`` client sessions to one port, kept open across the slices of a case (or, with
-    ``per_message``, a new session for every message: connect, EHLO, the transaction, QUIT)."""
+    ``per_message``, a new session for every message: connect, EHLO, the transaction, QUIT).
+    With ``pid`` (a relay's), each run also takes the CPU time of that process and its
+    descendants."""
 
-    def __init__(self, port: int, per_message: bool = False) -> None:
+    def __init__(self, port: int, per_message: bool = False, pid: int | None = None) -> None:
         self.port = port
         self.per_message = per_message
+        self.pid = pid
         self.clients: list[aiosmtplib.SMTP] = []
 
     def _client(self) -> aiosmtplib.SMTP:
@@ -226,6 +276,7 @@ class Driver:
         scheduled time, waiting for a free session included)."""
         latencies: list[float] = []
         failures = 0
+        cpu = tree_cpu_seconds(self.pid) if self.pid else 0.0
         start = time.perf_counter()
         deadline = start + seconds
         jobs: asyncio.Queue[float | None] = asyncio.Queue()
@@ -279,7 +330,8 @@ class Driver:
             await asyncio.gather(schedule(), *(opened(c, n) for n, c in enumerate(slots)))
         elapsed = time.perf_counter() - start
         await asyncio.gather(*quitting, return_exceptions=True)
-        return Result(elapsed, latencies, failures)
+        cpu = tree_cpu_seconds(self.pid) - cpu if self.pid else 0.0
+        return Result(elapsed, latencies, failures, cpu)
 
 
 async def drive(port: int, messages: list[bytes], seconds: float, rate: float | None = None) -> Result:
@@ -294,10 +346,12 @@ async def side_by_side(
     seconds: float,
     rate: float | None = None,
     per_message: bool = False,
+    pids: Mapping[str, int] | None = None,
 ) -> dict[str, Result]:
-    """Every path for ``seconds`` in all, in ``SLICES`` turns (the order rotating each turn)."""
+    """Every path for ``seconds`` in all, in ``SLICES`` turns (the order rotating each turn);
+    ``pids``: the relay process of a path, whose CPU is taken over its own slices."""
     results = {name: Result() for name in ports}
-    drivers = {name: Driver(port, per_message) for name, port in ports.items()}
+    drivers = {name: Driver(port, per_message, (pids or {}).get(name)) for name, port in ports.items()}
     for d in drivers.values():
         await d.__aenter__()
     try:
@@ -335,10 +389,12 @@ async def with_big_in_flight(
 
 
 # --------------------------------------------------------------------------- the run
-def _row(case: str, value: float, unit: str, note: str, before: float | None = None) -> dict[str, Any]:
-    row = {"case": case, "value": round(value, 1), "unit": unit, "note": note}
+def _row(
+    case: str, value: float, unit: str, note: str, before: float | None = None, digits: int = 1
+) -> dict[str, Any]:
+    row = {"case": case, "value": round(value, digits), "unit": unit, "note": note}
     if before is not None:
-        row["before"] = round(before, 1)
+        row["before"] = round(before, digits)
     return row
 
 
@@ -346,10 +402,12 @@ def run(quick: bool, base: Path | None = None) -> list[dict[str, Any]]:
     seconds = 4.0 if quick else 20.0
     rows: list[dict[str, Any]] = []
     trees = {"after": ROOT} if base is None else {"after": ROOT, "before": base}
+    sizes = {"5 KB": [text_message(5 * 1024, s) for s in range(20)]}
+    sizes["100 KB"] = [text_message(100 * 1024, s) for s in range(5)]
+    # Before the relays start, so that nothing else runs in this process meanwhile.
+    engine = {label: engine_ms(msgs) for label, msgs in sizes.items()}
     comp = Components(trees)
     try:
-        sizes = {"5 KB": [text_message(5 * 1024, s) for s in range(20)]}
-        sizes["100 KB"] = [text_message(100 * 1024, s) for s in range(5)]
         bigs = {
             "5 MB text": text_message(5 * 1024 * 1024, 99),
             "5 MB attachment": attachment_message(int(3.7 * 1024 * 1024)),
@@ -358,6 +416,9 @@ def run(quick: bool, base: Path | None = None) -> list[dict[str, Any]]:
 
         def paths(mode: str) -> dict[str, int]:
             return {"direct": comp.sink_port} | {t: comp.ports[t][mode] for t in trees}
+
+        def pids(mode: str) -> dict[str, int]:
+            return {t: comp.pids[t][mode] for t in trees}
 
         for port in [comp.sink_port, *(p for t in trees for p in comp.ports[t].values())]:
             asyncio.run(drive(port, sizes["5 KB"], 2.0))  # warm up every path
@@ -370,9 +431,10 @@ def run(quick: bool, base: Path | None = None) -> list[dict[str, Any]]:
 
         capacity: dict[str, float] = {}
         for label, msgs in sizes.items():
+            relay_cpu: dict[str, Result] = {}
             for mode in modes:
-                got = asyncio.run(side_by_side(paths(mode), msgs, seconds))
-                r = got["after"]
+                got = asyncio.run(side_by_side(paths(mode), msgs, seconds, pids=pids(mode)))
+                r = relay_cpu[mode] = got["after"]
                 if mode == "level 7" and label == "5 KB":
                     capacity[label] = min(got[t].rate for t in trees)
                 note = f"closed loop, {SESSIONS} sessions, {seconds:.0f} s; failures {r.failures}"
@@ -388,6 +450,36 @@ def run(quick: bool, base: Path | None = None) -> list[dict[str, Any]]:
                 )
                 for q in (0.5, 0.99):
                     rows.append(added(f"{label} {mode}", got, q, "closed loop"))
+                before = got["before"].cpu_ms if "before" in got else None
+                rows.append(
+                    _row(
+                        f"{label} {mode}: relay CPU per message",
+                        r.cpu_ms,
+                        "ms",
+                        f"relay process + scrub workers (/proc), closed loop, {len(r.latencies)} messages",
+                        before,
+                        digits=2,
+                    )
+                )
+            r, passthrough = relay_cpu["level 7"], relay_cpu["pass-through"]
+            rows.append(
+                _row(
+                    f"{label} level 7: engine CPU per message",
+                    engine[label],
+                    "ms",
+                    "Scrubber in-process on the same bodies' text units (time.process_time), this tree",
+                    digits=2,
+                )
+            )
+            rows.append(
+                _row(
+                    f"{label} level 7: relay CPU / engine CPU",
+                    r.cpu_ms / engine[label],
+                    "x",
+                    f"target <= 1.5x; pass-through relay {passthrough.cpu_ms:.2f} ms per message",
+                    digits=2,
+                )
+            )
         # Open loop, well below capacity: the latency the relay adds, not a queue of our making.
         # A quarter of the level-7 capacity leaves one of its two workers free half the time
         # while the other holds the 5 MB message.
