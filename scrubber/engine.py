@@ -127,6 +127,7 @@ class Scrubber:
                     # _keep decides finding by finding: keeping each detector's findings as they
                     # come keeps what keeping them all at the end would.
                     ctx.kept.extend(self._keep(text, found))
+                    ctx.starts.update(f.start for f in found)
         if ctx.spared and not _spared_idle(text, ctx.kept, ctx.spared):
             return None
         return self._finish(text, ctx.kept, vetted=True)
@@ -172,6 +173,7 @@ class Scrubber:
                 for t, ctx, f in zip(texts, ctxs, found, strict=True):
                     if f:
                         ctx.kept.extend(self._keep(t, f))
+                        ctx.starts.update(x.start for x in f)
         out = []
         for t, ctx in zip(texts, ctxs, strict=True):
             if ctx.spared and not _spared_idle(t, ctx.kept, ctx.spared):
@@ -187,7 +189,9 @@ class Scrubber:
         with _Guard() as guard:
             for guard.det in self.detectors:
                 _check_deadline(deadline, guard.det)
-                found.extend(guard.det.detect(text, ctx))
+                more = guard.det.detect(text, ctx)
+                found.extend(more)
+                ctx.starts.update(f.start for f in more)
         return self._finish(text, found)
 
     def detect(self, text: str) -> list[Finding]:

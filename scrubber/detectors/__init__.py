@@ -36,6 +36,9 @@ class MessageContext:
     spared: list[Finding] = field(default_factory=list)
     # What validators worked out about the values of this message: it goes with the message.
     memo: Memo = field(default_factory=Memo)
+    # Where the values that detectors before this one found start, whether kept or not: a run
+    # of digits is split there ("6789 (415) 555-2671" is a partial and a phone).
+    starts: set[int] = field(default_factory=set)
 
     def without_findings(self) -> MessageContext:
         """The same message read another way (a table's columns): its deadline, policy and

@@ -22,6 +22,7 @@ from scrubber.detectors.cues import CueHits, CueIndex
 from scrubber.detectors.pattern_rules import TWIN_MAX_CHARS, PatternRule
 from scrubber.detectors.validators.base import Memo
 from scrubber.findings import Finding
+from scrubber.masking import placeholders
 
 # How far past its cue window a value of a ``requires`` rule may reach.
 MAX_VALUE_CHARS = 64
@@ -317,7 +318,7 @@ class PatternDetector:
                     if finding.end < m.end():
                         self._stretch(rule, doc, out, finding.end, len(text), timeout)
                         return
-                elif rule.rescan and (inner := _next_group(text, m.span(rule.value_group))) > 0:
+                elif rule.rescan and (inner := _next_group(text, m.span(rule.value_group), rule.rescan)) > 0:
                     self._stretch(rule, doc, out, inner, len(text), timeout)
                     return
             return
@@ -342,7 +343,10 @@ class PatternDetector:
                     continue
                 finding = self._judge(rule, doc, m)
                 if finding is None:
-                    if rule.rescan and (inner := _next_group(text, m.span(rule.value_group))) > 0:
+                    if (
+                        rule.rescan
+                        and (inner := _next_group(text, m.span(rule.value_group), rule.rescan)) > 0
+                    ):
                         resume = inner  # "536-22-8173 (415) 555-2671": the number after a number
                         break
                     continue
@@ -363,8 +367,9 @@ class PatternDetector:
         (a cue would make it a sentence of its own), no ``=`` (a ``key=value`` line is a
         record, as in a log) and at most ANSWER_MAX_WORDS words after an optional speaker
         label. The first reply line with a value ends the reach, as does a line that is no
-        reply; a line with more than one value answers nothing. Runs only on texts with a
-        required cue and a line break.
+        reply; a line with more than one value answers nothing, nor does one that holds a
+        placeholder of an earlier scrub (it held another value: a record). Runs only on texts
+        with a required cue and a line break.
         """
         text = doc.text
         size = len(text)
@@ -380,6 +385,10 @@ class PatternDetector:
             line_start = text.rfind("\n", 0, hit.start) + 1
             if any(line_start <= f.start < line_end for f in found):
                 continue  # the line gives its value itself
+            if "[" in text or "<" in text:
+                asked = text[line_start:line_end]
+                if placeholders(asked):
+                    continue  # ... masked by an earlier scrub ("DOB: [DATE_OF_BIRTH]")
             pos, left = line_end + 1, rule.answer_lines
             while left and pos < size:
                 end = text.find("\n", pos)
@@ -398,6 +407,7 @@ class PatternDetector:
                 if (
                     len(words.split()) > ANSWER_MAX_WORDS
                     or "=" in words
+                    or (("[" in words or "<" in words) and placeholders(words))
                     or cues.first_after(cues.lists, said, end) >= 0
                     or (said > pos and cues.first_after(rule.read_lists, pos, said) >= 0)
                 ):
@@ -497,12 +507,18 @@ def _prefix_tree(words: list[str]) -> str:
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
-def _next_group(text: str, span: tuple[int, int]) -> int:
+def _next_group(text: str, span: tuple[int, int], how: bool | str = True) -> int:
     """Where, inside the value in ``span``, a number visibly starts anew: a "(" or "+" after a
     blank ("536-22-8173 (415) 555-2671"), or -1. Not any later group: the tail of a tracking
-    or card number ("2131 3288 0407 231") is no number of its own."""
+    or card number ("2131 3288 0407 231") is no number of its own; unless ``how`` is "groups"
+    and digits run on after the value ("4242 4539 1488 0343 6467": the last four of one card,
+    then another), where the second group is tried."""
     start, end = span
     found = [at for at in (text.find(" (", start, end), text.find(" +", start, end)) if at > start]
+    if how == "groups" and text[end : end + 1] in (" ", "-") and text[end + 1 : end + 2].isdigit():
+        gap = next((i for i in range(start, end) if text[i] in " -"), -1)
+        if gap > start:
+            found.append(gap)
     return min(found) + 1 if found else -1
 
 

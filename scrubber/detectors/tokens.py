@@ -300,11 +300,16 @@ def _spelled(t: str) -> str | None:
 
 
 def values(
-    tokens: Sequence[Token], skip: frozenset[int] = frozenset(), *, alnum: bool = False
+    tokens: Sequence[Token],
+    skip: frozenset[int] = frozenset(),
+    *,
+    alnum: bool = False,
+    breaks: frozenset[int] = frozenset(),
 ) -> list[Value]:
     """Number-like runs: "1 4 2 6 5", "123 45 6789", "five one three, six four nine", "•••• 4258".
 
     With ``alnum``, a word of letters and digits ("D1234567", "W425-123-45") is a value too.
+    A run never goes on into a token of ``breaks``: a value starts there.
     """
     out: list[Value] = []
     i, n = 0, len(tokens)
@@ -343,7 +348,7 @@ def values(
             j = i
             # Digits said one by one may be typed and spelled in turn: "6 one 7 five five five".
             single, spelled = len(digits) == 1, False
-            while j + 1 < n and j + 1 not in skip and len(digits) < 19:
+            while j + 1 < n and j + 1 not in skip and j + 1 not in breaks and len(digits) < 19:
                 more = _number(tokens[j + 1].text)
                 if more is None and single and not masked:
                     more = _spelled(tokens[j + 1].text)

@@ -105,8 +105,6 @@ def test_a_known_finding_of_the_same_entity_that_scores_lower_leaves_a_candidate
         [_card("PHONE_NUMBER", 0.8)],
         # the right entity, but it leaves the last group of the value out
         [_card("CREDIT_CARD", 0.95, end=CARD_AT[1] - 5)],
-        # the right entity, but starting inside the value
-        [_card("CREDIT_CARD", 0.95, start=CARD_AT[0] + 5)],
         # elsewhere in the text
         [Finding(0, 3, "CREDIT_CARD", 0.99, "pattern:test")],
     ],
@@ -120,6 +118,18 @@ def test_a_value_no_known_finding_settles_is_parsed(
     assert _parses(grammar) == before + 1
     assert [(f.start, f.end, f.entity) for f in found] == [(*CARD_AT, "CREDIT_CARD")]
     assert ctx.spared == []
+
+
+def test_a_known_finding_that_starts_inside_a_run_of_digits_starts_a_value_of_its_own(
+    level7: tuple[Scrubber, Scrubber, GrammarDetector],
+) -> None:
+    # "... 5163 [2643 8457 6132]": what another detector found is a value apart, so the parse
+    # judges the digits before it alone (as it would once the known value is masked).
+    grammar = level7[2]
+    before, ctx = _parses(grammar), MessageContext(kept=[_card("CREDIT_CARD", 0.95, start=CARD_AT[0] + 5)])
+    found = grammar.detect(CARD, ctx)
+    assert _parses(grammar) == before + 1
+    assert [(f.start, f.end, f.entity) for f in found] == [(CARD_AT[0], CARD_AT[0] + 4, "CREDIT_CARD")]
 
 
 def test_a_masked_value_is_left_out_only_if_the_masked_rule_is_outranked_too(

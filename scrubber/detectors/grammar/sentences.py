@@ -22,6 +22,7 @@ from scrubber.detectors.tokens import (
     tokenize,
     values,
 )
+from scrubber.masking import placeholders
 
 # Whether a sentence (its cues, start and end) can yield nothing that known findings leave standing.
 OutOfReach = Callable[[Sequence[CueHit], int, int], bool]
@@ -129,6 +130,7 @@ class SentenceReader:
         text: str,
         hits: list[CueHit],
         out_of_reach: OutOfReach | None,
+        starts: frozenset[int] = frozenset(),
     ) -> tuple[list[Sentence], list[Reply]]:
         """The sentences with values to judge, and the replies to a request, which are left out.
 
@@ -198,13 +200,19 @@ class SentenceReader:
                 tokens = tokenize(text, s, e)
                 cues = self._cues(text, mine, tokens)
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
-                vals = values(tokens, skip, alnum=self._alnum) if number else []
+                # A number another detector found starts a value of its own: "the last four of
+                # my social 6789 (415) 555-2671" holds two, not one run of fourteen digits.
+                breaks = (
+                    frozenset(k for k, t in enumerate(tokens) if t.start in starts) if starts else frozenset()
+                )
+                vals = values(tokens, skip, alnum=self._alnum, breaks=breaks) if number else []
                 if not vals:
                     if back is not None:
                         self._named_back(text, index, line_no, back, cues, replies)
                         continue
                     asked = self._asked(cues, question)
-                    if asked is not None and g.carry_lines:
+                    # A value an earlier scrub masked was given: "use [PHONE_NUMBER]" asks nothing.
+                    if asked is not None and g.carry_lines and not placeholders(text[s:e]):
                         request = (line_no, asked)
                     continue
                 qualified = any(c.qualifier for c in cues)

@@ -167,10 +167,13 @@ def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:
         if i == last:
             # A lone name line ends the mail: "See you then.\n\nJoão Pereira". One word
             # only after a short line ("Talk soon!\n\nAlex"), not a cut-off word ("Th").
+            # Only words with a letter count: a number's groups ("+380 67 418 2236") are one
+            # value, as its label is once scrubbed ("[PHONE_NUMBER]"), so both read alike.
             n = named(i)
             if n is not None and " " not in text[n[0] : n[1]]:
                 before = [k for k in filled if k < i][-1]
-                if n[1] - n[0] < 3 or len(text[slice(*lines[before])].split()) > 5:
+                said = sum(any(c.isalpha() for c in w) for w in text[slice(*lines[before])].split())
+                if n[1] - n[0] < 3 or said > 5:
                     n = None
         elif i + 1 < len(lines) and not blank(i + 1):
             # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a

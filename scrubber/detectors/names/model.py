@@ -40,6 +40,7 @@ import numpy.typing as npt
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
 from scrubber.findings import Finding, Spans
+from scrubber.masking import placeholders
 
 # A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
 # a possessive is not part of it ("Trump's" is "Trump").
@@ -507,7 +508,9 @@ class NameModelDetector:
         lex = self.model.lexicon
         words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, a, b)]
         kinds = [word_kind(w) for _, _, w in words]
-        line = _Line(text, a, b, words, kinds)
+        seg = text[a:b]
+        labels = [(a + x, a + y) for x, y in placeholders(seg)] if "[" in seg or "<" in seg else []
+        line = _Line(text, a, b, words, kinds, labels)
         out: list[Candidate] = []
         for i, ((s, e, w), kind) in enumerate(zip(words, kinds, strict=True)):
             if kind is None or (only_relevant and not self._relevant(w, kind)) or _in_code(text, s, e):
@@ -525,6 +528,8 @@ class _Line:
     end: int
     words: list[tuple[int, int, str]]
     kinds: list[str | None]
+    # Labels and pseudonyms an earlier scrub wrote ("[BANK_ACCOUNT]"), as offsets of text.
+    labels: list[tuple[int, int]]
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:
@@ -572,6 +577,11 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
     if before[-1:] in CODE_BEFORE:
         f["code_before"] = 1.0
     if any(c.isdigit() for c in before[-3:]) or any(c.isdigit() for c in after[:3]):
+        f["digit_near"] = 1.0
+    elif line.labels and any(s - 2 <= y <= s or e <= x <= e + 2 for x, y in line.labels):
+        # A label an earlier scrub wrote stands where a value stood, as near as a digit would
+        # count: "ABA [BANK_ACCOUNT]" reads as "ABA 626244088" did, so that scrubbing twice
+        # changes nothing.
         f["digit_near"] = 1.0
     if kind == "low" or kind == "upper":
         whole = text[line.start : line.end]
