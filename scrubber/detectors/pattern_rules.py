@@ -166,8 +166,8 @@ class PatternRule:
     read_lists: frozenset[str] = frozenset()
     # A match no prefix of which validates is tried again where a number starts anew inside it,
     # at a "(" or "+" after a blank (a value may follow another: "536-22-8173 (415) 555-2671").
-    # "groups": also at its second group of digits, when digits run on after the match
-    # ("ending 4242 4539 1488 0343 6467": a card after the last four of another).
+    # "groups": also at its second group of digits ("ending 4242 4539 1488 0343 6467": a card
+    # after the last four of another).
     rescan: bool | str = False
 
     @property

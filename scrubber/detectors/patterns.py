@@ -510,12 +510,13 @@ def _prefix_tree(words: list[str]) -> str:
 def _next_group(text: str, span: tuple[int, int], how: bool | str = True) -> int:
     """Where, inside the value in ``span``, a number visibly starts anew: a "(" or "+" after a
     blank ("536-22-8173 (415) 555-2671"), or -1. Not any later group: the tail of a tracking
-    or card number ("2131 3288 0407 231") is no number of its own; unless ``how`` is "groups"
-    and digits run on after the value ("4242 4539 1488 0343 6467": the last four of one card,
-    then another), where the second group is tried."""
+    or card number ("2131 3288 0407 231") is no number of its own; unless ``how`` is "groups",
+    where the second group is tried: one number may follow another with only a blank between
+    ("4242 4539 1488 0343 6467": the last four of one card, then another; an IBAN's last group,
+    then a card)."""
     start, end = span
     found = [at for at in (text.find(" (", start, end), text.find(" +", start, end)) if at > start]
-    if how == "groups" and text[end : end + 1] in (" ", "-") and text[end + 1 : end + 2].isdigit():
+    if how == "groups":
         gap = next((i for i in range(start, end) if text[i] in " -"), -1)
         if gap > start:
             found.append(gap)
