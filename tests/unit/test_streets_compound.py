@@ -1,0 +1,67 @@
+"""Streets whose type ends one word (German, Dutch, Scandinavian, Finnish, Hungarian): written
+here for this test, in other words than any corpus, as the addresses people give in mail and chat."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+
+@cache
+def engine() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
+ADDRESSES = [
+    ("Please send the forms to Birkenweg 7, 35037 Marburg.", "Birkenweg 7"),
+    ("Neue Anschrift: Schillerstraße 114a\n04109 Leipzig", "Schillerstraße 114a"),
+    ("we moved to Goethestrasse 3 in the spring", None),  # a lower-case word follows: not read
+    ("Lieferung an Am Rosengarten, Mühlgasse 21, Wien", "Mühlgasse 21"),
+    ("Office: Kastanienallee 88, Berlin", "Kastanienallee 88"),
+    ("Return address Marktplatz 4-6, 72070 Tübingen", "Marktplatz 4-6"),
+    ("Our flat is Bahnhofstr. 19, Zürich", "Bahnhofstr. 19"),
+    ("Mijn adres is Prinsengracht 263, Amsterdam.", "Prinsengracht 263"),
+    ("Stuur het naar Wilhelminalaan 12B, 3701 Zeist", "Wilhelminalaan 12B"),
+    ("Ik woon op 45 Vrijheidstraat, Brugge", "45 Vrijheidstraat"),
+    ("Deliver to Nieuwe Binnenweg 301, Rotterdam", "Binnenweg 301"),
+    ("The shop is at Storgatan 22, Umeå.", "Storgatan 22"),
+    ("Ny adress: Drottninggatan 71 B, 111 36 Stockholm", "Drottninggatan 71 B"),
+    ("Bor i Nørregade 5, 1165 København", "Nørregade 5"),
+    ("Adresse: Bogstadveien 30, 0355 Oslo", "Bogstadveien 30"),
+    ("Please mail it to Hämeenkatu 14, Tampere", "Hämeenkatu 14"),
+    ("Osoite on Hervannan valtaväylä, Pispalanvaltatie 9, Tampere", "Pispalanvaltatie 9"),
+    ("Küldje ide: Rákóczi utca 8, Budapest", None),  # the type is a word of its own
+    ("ship to Ostertorsteinweg 12, Bremen", "Ostertorsteinweg 12"),
+    ("Invoice address\nHafenkade 3\n2000 Antwerpen", "Hafenkade 3"),
+]
+
+NOT_ADDRESSES = [
+    "Spring 2024 sale starts on Monday",
+    "Delegate 3 tasks to the new intern",
+    "Investigate 2 alerts from last night",
+    "The Allgate 3 release notes are out",  # a lower-case word follows
+    "Norway 2 Sweden 1 in the final",
+    "Homestead 4 players online",
+    "Update 17 went out yesterday",
+    "Tollgate 5 minutes away",
+    "page 12, line 4",
+    "Platform 9 and Gate 12 are closed",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), ADDRESSES)
+def test_a_street_whose_type_ends_its_word_is_an_address(text: str, value: str | None) -> None:
+    found = [text[f.start : f.end] for f in engine().scrub(text).findings if f.entity == "STREET_ADDRESS"]
+    if value is None:
+        assert found == []
+    else:
+        assert found == [value]
+
+
+@pytest.mark.parametrize("text", NOT_ADDRESSES)
+def test_words_that_merely_end_like_a_street_are_no_address(text: str) -> None:
+    assert [f for f in engine().scrub(text).findings if f.entity == "STREET_ADDRESS"] == []
