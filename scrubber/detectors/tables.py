@@ -11,7 +11,9 @@ Only texts with a line break and a delimiter on two lines in a row are looked at
 tables is one pass over the lines. A table needs a header of at least three column names (a
 letter, then letters, digits, ``_ . # / -`` or blanks) and at least one row right under it with
 as many cells. Cells may be quoted (``"Guo, Xiaoling"``); the quotes are not part of the cell.
-Markdown tables (``| name | dob |`` with a ``|---|`` rule) are tables too.
+Markdown tables (``| name | dob |`` with a ``|---|`` rule) are tables too, and so are SQL
+inserts: the column list names the values of each tuple (``INSERT INTO patients (full_name, dob)
+VALUES ('Ana Silva', '1973-10-14')``), on one line or several.
 """
 
 from __future__ import annotations
@@ -127,6 +129,88 @@ def find_tables(text: str) -> list[Table]:
     return tables
 
 
+# An SQL insert is a table too: its column list the header, each tuple of VALUES a row
+# (INSERT INTO patients (full_name, dob) VALUES ('Ana Silva', '1973-10-14'), (...)).
+_INSERT = re.compile(
+    r"\b[Ii][Nn][Ss][Ee][Rr][Tt][ \t]+[Ii][Nn][Tt][Oo][ \t]+[\w.\"`\[\]]{1,128}[ \t]*"
+    r"\((?P<cols>[^()\n]{1,2000})\)[ \t]*[Vv][Aa][Ll][Uu][Ee][Ss][ \t]*(?=\()"
+)
+_SQL_COLUMN = re.compile(r"[ \t]*[\"`\[]?([A-Za-z_][\w ]{0,63}?)[\"`\]]?[ \t]*")
+MAX_SQL_ROWS = 10_000
+
+
+def find_sql_tables(text: str) -> list[Table]:
+    """The inserts of ``text`` whose tuples have as many values as the column list names."""
+    if "INSERT" not in text and "insert" not in text and "Insert" not in text:
+        return []
+    tables: list[Table] = []
+    for m in _INSERT.finditer(text):
+        columns = []
+        for raw in m.group("cols").split(","):
+            col = _SQL_COLUMN.fullmatch(raw)
+            if col is None:
+                break
+            columns.append(col.group(1))
+        else:
+            if len(columns) > MAX_COLUMNS:
+                continue
+            rows = _sql_rows(text, m.end(), len(columns))
+            if rows:
+                tables.append(Table(tuple(columns), tuple(rows)))
+    return tables
+
+
+def _sql_rows(text: str, pos: int, width: int) -> list[tuple[tuple[int, int] | None, ...]]:
+    """The tuples from ``pos`` on: "(v, 'v', NULL), (...)"; a quoted value's span is inside its
+    quotes; NULL and an empty string are no cell. Stops at the first tuple it cannot read."""
+    rows: list[tuple[tuple[int, int] | None, ...]] = []
+    size = len(text)
+    while pos < size and text[pos] == "(" and len(rows) < MAX_SQL_ROWS:
+        pos += 1
+        cells: list[tuple[int, int] | None] = []
+        while True:
+            while pos < size and text[pos] in " \t":
+                pos += 1
+            if pos >= size:
+                return rows
+            if text[pos] == "'":
+                start = pos + 1
+                pos = start
+                while True:
+                    pos = text.find("'", pos)
+                    if pos < 0:
+                        return rows
+                    if text.startswith("''", pos):
+                        pos += 2
+                        continue
+                    break
+                cells.append((start, pos) if pos > start else None)
+                pos += 1
+            else:
+                start = pos
+                while pos < size and text[pos] not in ",)\n":
+                    pos += 1
+                end = pos
+                while end > start and text[end - 1] in " \t":
+                    end -= 1
+                value = text[start:end]
+                cells.append(None if not value or value.upper() == "NULL" else (start, end))
+            while pos < size and text[pos] in " \t":
+                pos += 1
+            if pos < size and text[pos] == ",":
+                pos += 1
+                continue
+            if pos < size and text[pos] == ")":
+                pos += 1
+                break
+            return rows
+        if len(cells) == width:
+            rows.append(tuple(cells))
+        while pos < size and text[pos] in " \t\n,":
+            pos += 1
+    return rows
+
+
 def _table_at(text: str, lines: list[tuple[int, str]], i: int, delimiter: str) -> tuple[Table | None, int]:
     offset, line = lines[i]
     head = _cells(line, offset, delimiter)
@@ -235,11 +319,11 @@ class TableDetector:
         self.entities: frozenset[str] = frozenset().union(*(d.entities for d in self.inner))
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
-        if "\n" not in text:
-            return []
-        tables = find_tables(text)
+        tables = find_tables(text) + find_sql_tables(text)
         if not tables:
             return []
+        # In the order of the text: a view maps its cells back by their place in it.
+        tables.sort(key=_first_cell)
         sample = [Table(t.columns, t.rows[:SAMPLE_ROWS]) for t in tables]
         view = ColumnView(text, sample)
         # The view's offsets are not the message's: the inner detectors know nothing found.
@@ -270,3 +354,7 @@ class TableDetector:
         for det in self.inner:
             found.extend(det.detect(view.text, ctx))
         return view.back(found)
+
+
+def _first_cell(table: Table) -> int:
+    return min((cell[0] for row in table.rows for cell in row if cell is not None), default=0)

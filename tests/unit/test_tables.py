@@ -7,7 +7,7 @@ import time
 import pytest
 
 from scrubber import Scrubber
-from scrubber.detectors.tables import ColumnView, find_tables, split_row
+from scrubber.detectors.tables import ColumnView, find_sql_tables, find_tables, split_row
 from scrubber.dial import Policy
 from scrubber.findings import Finding
 
@@ -144,3 +144,40 @@ def test_the_inner_detectors_get_the_message_deadline(engine: Scrubber) -> None:
     assert table.detect(text, MessageContext())
     with pytest.raises(TimeBudgetExceeded):
         table.detect(text, MessageContext(deadline=time.monotonic() - 1))
+
+
+def test_an_sql_insert_is_a_table_of_its_columns_and_tuples() -> None:
+    text = (
+        "db: INSERT INTO members (id, full_name, dob, notes) VALUES "
+        "(7, 'Ines Ferreira', '1969-03-21', NULL), (8, 'O''Hara, Tom', '', 'ok');"
+    )
+    (table,) = find_sql_tables(text)
+    assert table.columns == ("id", "full_name", "dob", "notes")
+    rows = [[text[c[0] : c[1]] if c else None for c in row] for row in table.rows]
+    assert rows == [["7", "Ines Ferreira", "1969-03-21", None], ["8", "O''Hara, Tom", None, "ok"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "insert into t (a, b) values (1, 2",  # not closed
+        "INSERT INTO t (a, b) VALUES (1, 2, 3)",  # a tuple of the wrong width
+        "INSERT INTO t VALUES (1, 'x')",  # no column list: nothing names the values
+        "please insert into the form (name, date) the values you have",
+    ],
+)
+def test_what_is_not_an_sql_table(text: str) -> None:
+    assert find_sql_tables(text) == []
+
+
+def test_engine_masks_sql_values_by_their_column(engine: Scrubber) -> None:
+    text = (
+        "INSERT INTO patients (full_name, dob, phone, billing_zip) VALUES "
+        "('Makana Kealoha', '1954-07-18', '+64 22 418 3307', '96813'), "
+        "('Tang Xiaoyu', '2003-12-01', '+971 52 887 1402', '10115');"
+    )
+    assert engine.scrub(text).text == (
+        "INSERT INTO patients (full_name, dob, phone, billing_zip) VALUES "
+        "('[PERSON]', '[DATE_OF_BIRTH]', '[PHONE_NUMBER]', '[ZIP_CODE]'), "
+        "('[PERSON]', '[DATE_OF_BIRTH]', '[PHONE_NUMBER]', '[ZIP_CODE]');"
+    )
