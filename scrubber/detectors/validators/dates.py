@@ -7,22 +7,71 @@ import re
 
 from scrubber.detectors.validators.base import Memo
 
+# Month names and their usual abbreviations, in English and in the languages whose birth
+# cues grammar/cues.yaml lists (French, German, Spanish, Italian, Portuguese, Dutch). Not the
+# abbreviations that are English words ("set", "out", "ago"): "out 12 2019" is no date.
 _MONTHS = {
     m: i
     for i, names in enumerate(
         (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
+            (
+                "jan",
+                "january",
+                "janv",
+                "janvier",
+                "januar",
+                "jänner",
+                "januari",
+                "enero",
+                "ene",
+                "gennaio",
+                "janeiro",
+            ),
+            (
+                "feb",
+                "february",
+                "févr",
+                "fevr",
+                "février",
+                "fevrier",
+                "februar",
+                "februari",
+                "febrero",
+                "febbraio",
+                "fev",
+                "fevereiro",
+            ),
+            ("mar", "march", "mars", "märz", "maerz", "mrz", "maart", "mrt", "marzo", "março", "marco"),
+            ("apr", "april", "avr", "avril", "abril", "abr", "aprile"),
+            ("may", "mai", "mei", "mayo", "maggio", "maio"),
+            ("jun", "june", "juin", "juni", "junio", "giugno", "giu", "junho"),
+            ("jul", "july", "juil", "juillet", "juli", "julio", "luglio", "lug", "julho"),
+            ("aug", "august", "août", "aout", "augustus", "agosto"),
+            (
+                "sep",
+                "sept",
+                "september",
+                "septembre",
+                "septiembre",
+                "setiembre",
+                "settembre",
+                "setembro",
+            ),
+            ("oct", "october", "octobre", "oktober", "okt", "octubre", "ottobre", "ott", "outubro"),
+            ("nov", "november", "novembre", "noviembre", "novembro"),
+            (
+                "dec",
+                "december",
+                "déc",
+                "décembre",
+                "decembre",
+                "dezember",
+                "dez",
+                "diciembre",
+                "dic",
+                "dicembre",
+                "dezembro",
+            ),
         ),
         start=1,
     )
@@ -65,7 +114,7 @@ _ORDINALS.update({"twenty" + w: 20 + i for w, i in list(_ORDINALS.items()) if i 
 _ORDINALS.update({"thirtieth": 30, "thirtyfirst": 31})
 _TENS_GLUE = re.compile(r"\b(twenty|thirty)[\s-]+(?=[a-z])")
 # What a date's parts are separated by once its month is a word: blanks, punctuation, "of".
-_DATE_SEPARATORS = re.compile(r"(?:[\s,./'-]|\bof\b)+")
+_DATE_SEPARATORS = re.compile(r"(?:[\s,./'-]|\b(?:of|de|del)\b)+")
 
 
 def _month(word: str) -> int:
