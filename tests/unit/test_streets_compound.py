@@ -1,5 +1,6 @@
-"""Streets whose type ends one word (German, Dutch, Scandinavian, Finnish, Hungarian): written
-here for this test, in other words than any corpus, as the addresses people give in mail and chat."""
+"""Streets whose type ends one word (German, Dutch, Scandinavian, Finnish, Hungarian) or is a
+word of its own after the name (Hungarian, Norwegian, Danish): written here for this test, in
+other words than any corpus, as the addresses people give in mail and chat."""
 
 from __future__ import annotations
 
@@ -34,7 +35,10 @@ ADDRESSES = [
     ("Adresse: Bogstadveien 30, 0355 Oslo", "Bogstadveien 30"),
     ("Please mail it to Hämeenkatu 14, Tampere", "Hämeenkatu 14"),
     ("Osoite on Hervannan valtaväylä, Pispalanvaltatie 9, Tampere", "Pispalanvaltatie 9"),
-    ("Küldje ide: Rákóczi utca 8, Budapest", None),  # the type is a word of its own
+    ("Küldje ide: Rákóczi utca 8, Budapest", "Rákóczi utca 8"),  # the type a word of its own
+    ("Irodánk: Andrássy út 60", "Andrássy út 60"),
+    ("we stay in Karl Johans gate 5, 0162 Oslo", "Karl Johans gate 5"),
+    ("Ny adresse: Olav Kyrres plass 2, 5012 Bergen", "Olav Kyrres plass 2"),
     ("ship to Ostertorsteinweg 12, Bremen", "Ostertorsteinweg 12"),
     ("Invoice address\nHafenkade 3\n2000 Antwerpen", "Hafenkade 3"),
 ]
@@ -50,6 +54,9 @@ NOT_ADDRESSES = [
     "Tollgate 5 minutes away",
     "page 12, line 4",
     "Platform 9 and Gate 12 are closed",
+    "go to Departures gate 14B",  # a genitive-looking word, but no postcode and town after
+    "Departures gate 14B, 2 hours to go",
+    "the Main utca 5 tickets",
 ]
 
 
