@@ -24,13 +24,17 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 # 5 / 0.044 (private server addresses of its logs are unlabelled: IP precision 0.90); d 0.937 /
 # 0.965 / 13 / 0.057.
 # inhouse-e was sealed when written and scored once, at the end of 2026-11-27, before anyone
-# looked at its misses: 0.909 / 0.936 / 14 / 0.081.
+# looked at its misses: 0.909 / 0.936 / 14 / 0.081. Its misses were then read to choose four
+# mechanisms (streets whose type ends the word or follows the name, SQL inserts as tables, month
+# names of six languages, e-mail addresses written out), each tested on text written for it:
+# a 0.981 / 0.986 / 7 / 0.010; b 0.966 / 0.983 / 1 / 0.025; c 0.953 / 0.962 / 5 / 0.036; d 0.940
+# / 0.965 / 13 / 0.054; e 0.927 / 0.937 / 14 / 0.063 (no longer an unseen score).
 FLOORS = {
-    "inhouse-a": (0.965, 0.975, 8, 0.025),
+    "inhouse-a": (0.97, 0.975, 8, 0.02),
     "inhouse-b": (0.95, 0.975, 2, 0.035),
-    "inhouse-c": (0.93, 0.955, 5, 0.055),
-    "inhouse-d": (0.92, 0.95, 15, 0.07),
-    "inhouse-e": (0.90, 0.925, 16, 0.09),
+    "inhouse-c": (0.94, 0.955, 5, 0.045),
+    "inhouse-d": (0.925, 0.955, 15, 0.065),
+    "inhouse-e": (0.915, 0.925, 16, 0.075),
     "informal-names-test": (0.50, 0.94, 9, 0.50),
 }
 
