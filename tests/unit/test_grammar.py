@@ -54,6 +54,9 @@ POSITIVE = [
     ("CREDIT_CARD", "The last 4 of my card are [[4066]]."),
     # BANK_ACCOUNT
     ("BANK_ACCOUNT", "direct deposit to account ending [[5318]]"),
+    # "one" stands for the cue's noun: the qualifier on it is as near as it is
+    ("BANK_ACCOUNT", "My savings account is the one ending [[8072]]."),
+    ("US_SSN", "my SSN changed, the one on file ends in [[3390]]"),
     # PHONE_NUMBER
     ("PHONE_NUMBER", "my phone is [[five one three, six four nine, three seven six two]]"),
     ("PHONE_NUMBER", "cell: [[four one five - five five five - zero one four two]]"),
@@ -89,6 +92,8 @@ NEGATIVE = [
     "I need the last 4 pages of the contract re-sent",
     "the card reader at store 7081 is broken",
     "my ticket ending in 4242 was closed",
+    "I bought one ending 2024 at the card shop",
+    "the one ending 4471 is mine, my card is fine",
     "call me at 5 tomorrow, my card works now",
     "SSN last4: 1234, DOB: 03/04/1985".replace("1234", "unknown"),
     "Agent: please provide the last four of your SSN.\nCustomer: I'm in room 2214 now",

@@ -55,6 +55,7 @@ def tree_claims(
             layouts.append(index)
         for s, index, doc in zip(sentences, layouts, nlp.pipe(docs, batch_size=64), strict=True):
             heads = [t.head.i for t in doc]
+            ones = [t.lower_ in ("one", "ones") for t in doc]
             qual_cues = [c for c in s.cues if c.qualifier]
             quals = [index[t] for c in qual_cues for t in range(c.first, c.last + 1)]
             for v in s.pending:
@@ -67,7 +68,15 @@ def tree_claims(
                     # "the last four of my SSN is 1234": the qualifier stands in for its cue,
                     # if the tree puts it near the cue or only links stand between them
                     # (the tree may hang "of my social" on a word after it).
-                    nodes += [q for q in quals if min(_distance(heads, q, n) for n in nodes) <= 2]
+                    # "my account is the one ending 4471", "the one that ends with 5584, keep
+                    # the mastercard": a qualifier on "one" is as near as "one" is, which
+                    # stands for the cue's noun.
+                    nodes += [
+                        q
+                        for q in quals
+                        if min(_distance(heads, q, n) for n in nodes) <= 2
+                        or (ones[heads[q]] and min(_distance(heads, heads[q], n) for n in nodes) <= 2)
+                    ]
                     nodes += [
                         index[t]
                         for q in qual_cues
