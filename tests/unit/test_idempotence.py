@@ -103,7 +103,10 @@ pieces = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The same 300 mixes on every run (derandomize): a test in CI must not pass or fail by the luck
+# of its search. A wider random search is a fuzzing job; the cases it has found are listed in
+# test_values_beside_values_scrubbed_twice_are_scrubbed_once.
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(pieces, max_size=12).map(" ".join))
 def test_a_mix_of_values_cues_and_labels_scrubbed_twice_is_scrubbed_once(text: str) -> None:
     once = engine().scrub(text).text
