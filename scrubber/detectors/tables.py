@@ -49,6 +49,16 @@ class Table:
     rows: tuple[tuple[tuple[int, int] | None, ...], ...]
 
 
+def closing_quote(text: str, pos: int, quote: str) -> int:
+    """Where the quoted string that goes on at ``pos`` ends (the closing quote), a doubled quote
+    being one quote inside it (CSV's ``""``, SQL's ``''``); -1 when it is not closed."""
+    while True:
+        pos = text.find(quote, pos)
+        if pos < 0 or not text.startswith(quote * 2, pos):
+            return pos
+        pos += 2
+
+
 def split_row(line: str, offset: int, delimiter: str) -> list[tuple[int, int]] | None:
     """The cells of ``line`` (which starts at ``offset`` in the text) as spans, blanks and
     quotes around a cell left out; None when a quoted cell is not closed."""
@@ -58,15 +68,9 @@ def split_row(line: str, offset: int, delimiter: str) -> list[tuple[int, int]] |
         while pos < size and line[pos] == " ":
             pos += 1
         if pos < size and line[pos] == '"':
-            close = pos + 1
-            while True:
-                close = line.find('"', close)
-                if close < 0:
-                    return None
-                if line.startswith('""', close):
-                    close += 2
-                    continue
-                break
+            close = closing_quote(line, pos + 1, '"')
+            if close < 0:
+                return None
             cells.append((offset + pos + 1, offset + close))
             nxt = line.find(delimiter, close + 1)
             if line[close + 1 : size if nxt < 0 else nxt].strip():
@@ -175,15 +179,9 @@ def _sql_rows(text: str, pos: int, width: int) -> list[tuple[tuple[int, int] | N
                 return rows
             if text[pos] == "'":
                 start = pos + 1
-                pos = start
-                while True:
-                    pos = text.find("'", pos)
-                    if pos < 0:
-                        return rows
-                    if text.startswith("''", pos):
-                        pos += 2
-                        continue
-                    break
+                pos = closing_quote(text, start, "'")
+                if pos < 0:
+                    return rows
                 cells.append((start, pos) if pos > start else None)
                 pos += 1
             else:
