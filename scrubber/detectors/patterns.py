@@ -203,12 +203,13 @@ class PatternDetector:
             for m in range(self._most_run + 1)
         )
         self._by_count = tuple(tuple(plans[i] for i in ix) for ix in self._by_count_ix)
-        self._folded = tuple((g, frozenset(ix)) for g, ix in folded.items())
-        self._cased = tuple((g, frozenset(ix)) for g, ix in cased.items())
         # Whether any gate string is there at all, in one pass: most messages have none. The
         # pattern is an alternation of literal strings, linear on the standard library's engine.
-        self._any_folded = _literals(g for g, _ in self._folded)
-        self._any_cased = _literals(g for g, _ in self._cased)
+        self._any_folded = _literals(folded)
+        self._any_cased = _literals(cased)
+        # Then which, in one pass each (see ``_GateScan``) rather than one ``in`` for each string.
+        self._folded = _GateScan(folded)
+        self._cased = _GateScan(cased)
         self._by_list = {name: frozenset(ix) for name, ix in by_list.items()}
         # The rules woken by a digit count, cue lists and gates, in rule order: a stream has few
         # such combinations, so each is sorted once (bounded: the combinations are the input's).
@@ -243,15 +244,7 @@ class PatternDetector:
 
     def _gated(self, doc: _Text) -> frozenset[int]:
         """The rules one of whose gate strings is in ``doc``."""
-        found: set[int] = set()
-        lower, text = doc.lower, doc.text
-        for g, ix in self._folded:
-            if g in lower:
-                found |= ix
-        for g, ix in self._cased:
-            if g in text:
-                found |= ix
-        return frozenset(found)
+        return self._folded.woken(doc.lower) | self._cased.woken(doc.text)
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         """Findings in ``text``; past ``ctx.deadline`` (``time.monotonic()``) raise TimeBudgetExceeded."""
@@ -493,8 +486,34 @@ def _literals(strings: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(_prefix_tree(alts)) if alts else None
 
 
+class _GateScan:
+    """Which rules the gate strings in a text wake, in one pass over it.
+
+    The pattern looks ahead at every place of the text for the longest gate string that starts
+    there (a prefix tree: its branches start with different characters, and a word's end is
+    tried after its longer continuations), without taking any text, so that gates that overlap
+    are all found. The strings that start at a place are the longest one and those of its
+    prefixes that are gates too: each gate string stands for the rules of all of them.
+    """
+
+    __slots__ = ("_pattern", "_wakes")
+
+    def __init__(self, gates: dict[str, set[int]]) -> None:
+        self._wakes = {
+            g: frozenset(i for other, ix in gates.items() if g.startswith(other) for i in ix) for g in gates
+        }
+        self._pattern = re.compile(f"(?=({_prefix_tree(list(gates))}))") if gates else None
+
+    def woken(self, text: str) -> frozenset[int]:
+        if self._pattern is None:
+            return _NONE
+        wakes = self._wakes
+        return _NONE.union(*[wakes[g] for g in set(self._pattern.findall(text))])
+
+
 def _prefix_tree(words: list[str]) -> str:
-    """An alternation of ``words`` (none the start of another) with common starts written once.
+    """An alternation of ``words`` with common starts written once; where words are the start
+    of others, the longest of them that is there is matched ("gat(?:an?|e)").
 
     ``re`` tries the branches of an alternation one by one at each place: as a tree, a place
     where no word starts costs one test of the first character of each branch ("a(?:ws|uth)"
@@ -503,7 +522,15 @@ def _prefix_tree(words: list[str]) -> str:
     rests: dict[str, list[str]] = {}
     for w in words:
         rests.setdefault(w[0], []).append(w[1:])
-    alts = [re.escape(c) + (_prefix_tree(r) if r != [""] else "") for c, r in sorted(rests.items())]
+    alts = []
+    for c, r in sorted(rests.items()):
+        more = [x for x in r if x]
+        if not more:
+            alts.append(re.escape(c))
+        elif len(more) < len(r):  # a word ends here, and longer ones go on
+            alts.append(f"{re.escape(c)}(?:{_prefix_tree(more)})?")
+        else:
+            alts.append(re.escape(c) + _prefix_tree(more))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 

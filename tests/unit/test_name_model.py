@@ -10,6 +10,7 @@ import pytest
 
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
+from scrubber.detectors.names import model as model_module
 from scrubber.detectors.names.model import (
     Candidate,
     Lexeme,
@@ -87,6 +88,20 @@ def test_shortcuts_find_what_scoring_every_word_finds(detector: NameModelDetecto
         texts = [json.loads(line)["text"] for line in f if line.strip()]
     differ = [t for t in texts if detector.find(t) != exhaustive(detector, t)]
     assert differ == []
+
+
+def test_what_the_detector_remembers_of_words_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A small memory, filled and emptied many times over, and messages longer than it.
+    with (CORPORA / "inhouse-a.jsonl").open(encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f if line.strip()]
+    texts.append(" ".join(texts[:40]))
+    fresh = [NameModelDetector(load_model()).find(t) for t in texts]
+    monkeypatch.setattr(model_module, "WORDS_MAX", 64)
+    remembering = NameModelDetector(load_model())
+    for _ in range(2):
+        assert [remembering.find(t) for t in texts] == fresh
+    assert len(remembering._seed_words) + len(remembering._other_words) <= 64
+    assert len(remembering._shapes) <= 64 and len(remembering._lexicals) <= 64
 
 
 def test_a_name_never_spans_lines(detector: NameModelDetector) -> None:

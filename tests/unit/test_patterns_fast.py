@@ -198,6 +198,30 @@ def test_digit_counts_and_runs_of_ascii_texts_read_as_bytes() -> None:
         assert doc.run == max(map(len, text.translate(patterns._RUNS).split()), default=0), text
 
 
+def test_gate_scan_wakes_the_rules_of_every_gate_string_in_the_text() -> None:
+    # What the one pass must agree with: a look for each gate string on its own. Texts glued
+    # from gate strings make them overlap and start inside one another ("gatan", "gate", " @").
+    folded: dict[str, set[int]] = {}
+    cased: dict[str, set[int]] = {}
+    for i, r in enumerate(DETECTOR.rules):
+        for g in r.gate_folded:
+            folded.setdefault(g, set()).add(i)
+        for g in r.gate_cased:
+            cased.setdefault(g, set()).add(i)
+    rnd = random.Random(17)
+    gates = [*folded, *cased]
+    texts = [*gates, *(g.upper() for g in gates), *streams.mixed(300, seed=3)]
+    texts += [
+        "".join(rnd.choice([*gates, " ", "x", "1"]) for _ in range(rnd.randint(1, 8))) for _ in range(3000)
+    ]
+    scan_folded, scan_cased = patterns._GateScan(folded), patterns._GateScan(cased)
+    for text in texts:
+        lower = text.lower()
+        expected = {i for g, ix in folded.items() if g in lower for i in ix}
+        expected |= {i for g, ix in cased.items() if g in text for i in ix}
+        assert scan_folded.woken(lower) | scan_cased.woken(text) == expected, text
+
+
 def _grouped_by_runs(value: str) -> bool:
     """What _may_be_grouped_phone said before it was one pattern."""
     runs = re.findall(r"\d+", value)

@@ -57,6 +57,9 @@ MAX_SCORE = 0.8
 FIND_BUDGET = 2_000_000
 # Ordinary words looked up in a set rather than by their checksum: the most frequent ones.
 FAST_ORDINARY = 20_000
+# How many distinct words a detector remembers what it worked out of (bounded: input is
+# untrusted; when full, it starts afresh).
+WORDS_MAX = 16_384
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,6 +400,14 @@ class NameModelDetector:
 
     def __init__(self, model: NameModel) -> None:
         self.model = model
+        # Words already judged: seeds and the rest (see _seeds), each word's shape and whether
+        # it can reach the lower bar (see _shape), and its lexical features. Most words of a stream recur, and
+        # a set operation or a look-up in C costs less than judging a word again in Python.
+        self._seed_words: set[str] = set()
+        self._other_words: set[str] = set()
+        self._shapes: dict[str, tuple[str | None, bool]] = {}
+        # The features of a word that do not depend on its context (``lexical``).
+        self._lexicals: dict[str, dict[str, float]] = {}
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         found = self.find(text)
@@ -432,31 +443,47 @@ class NameModelDetector:
 
     def _seeds(self, text: str) -> set[str]:
         """The words that could reach the threshold in the best of contexts."""
-        m = self.model
-        names = m.lexicon.names
-        ordinary = m.lexicon.ordinary
-        unknown_cap, unknown_upper, unknown_low = (m.unknown_seeds[k] for k in ("cap", "upper", "low"))
-        cap, upper, low = (1 << (SEED_BIT + i) for i in range(3))
-        out: set[str] = set()
-        for w in WORD.findall(text):
-            if len(w) > LONGEST or (("'" in w or "’" in w) and CONTRACTION.search(w)):
-                continue
-            if w[0].isupper():
-                k = w.lower()
-                code = names.get(k)
-                if code is None:
-                    if len(w) > 1 and (unknown_upper if w.isupper() else unknown_cap) and not ordinary(k):
-                        out.add(w)
-                elif code & (upper if w.isupper() else cap):
-                    out.add(w)
-            else:
-                code = names.get(w)
-                if code is None:
-                    if unknown_low and len(w) > 1 and not ordinary(w):
-                        out.add(w)
-                elif code & low:
-                    out.add(w)
-        return out
+        words = set(WORD.findall(text))
+        seeds, others = self._seed_words, self._other_words
+        new = words.difference(seeds, others)
+        if len(seeds) + len(others) + len(new) > WORDS_MAX:
+            seeds.clear()
+            others.clear()
+            if len(words) > WORDS_MAX:
+                return {w for w in words if self._seed(w)}
+            new = words
+        for w in new:
+            (seeds if self._seed(w) else others).add(w)
+        return words & seeds
+
+    def _seed(self, w: str) -> bool:
+        """Whether the word ``w`` could reach the threshold in the best of contexts."""
+        if len(w) > LONGEST or (("'" in w or "’" in w) and CONTRACTION.search(w)):
+            return False
+        lex, unknown = self.model.lexicon, self.model.unknown_seeds
+        if w[0].isupper():
+            k = w.lower()
+            code = lex.names.get(k)
+            kind = "upper" if w.isupper() else "cap"
+            if code is None:
+                return len(w) > 1 and unknown[kind] and not lex.ordinary(k)
+        else:
+            k, kind = w, "low"
+            code = lex.names.get(k)
+            if code is None:
+                return unknown[kind] and len(w) > 1 and not lex.ordinary(k)
+        return bool(code >> (SEED_BIT + KINDS.index(kind)) & 1)
+
+    def _shape(self, word: str) -> tuple[str | None, bool]:
+        """The word's shape (``word_kind``) and whether it can reach the lower bar in the best of
+        contexts, remembered."""
+        kind = word_kind(word)
+        known = (kind, kind is not None and self._relevant(word, kind))
+        shapes = self._shapes
+        if len(shapes) >= WORDS_MAX:
+            shapes.clear()
+        shapes[word] = known
+        return known
 
     def _relevant(self, word: str, kind: str) -> bool:
         """Whether the word can reach the lower bar in the best of contexts."""
@@ -507,15 +534,24 @@ class NameModelDetector:
     def _line_candidates(self, text: str, a: int, b: int, *, only_relevant: bool) -> list[Candidate]:
         lex = self.model.lexicon
         words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, a, b)]
-        kinds = [word_kind(w) for _, _, w in words]
+        known = self._shapes.get
+        shapes = [known(w) or self._shape(w) for _, _, w in words]
+        kinds = [kind for kind, _ in shapes]
         seg = text[a:b]
         labels = [(a + x, a + y) for x, y in placeholders(seg)] if "[" in seg or "<" in seg else []
         line = _Line(text, a, b, words, kinds, labels)
         out: list[Candidate] = []
-        for i, ((s, e, w), kind) in enumerate(zip(words, kinds, strict=True)):
-            if kind is None or (only_relevant and not self._relevant(w, kind)) or _in_code(text, s, e):
+        lexicals = self._lexicals
+        for i, ((s, e, w), (kind, relevant)) in enumerate(zip(words, shapes, strict=True)):
+            if kind is None or (only_relevant and not relevant) or _in_code(text, s, e):
                 continue
-            f = lexical(w, kind, lex, self.model.words)
+            f = lexicals.get(w)
+            if f is None:
+                f = lexical(w, kind, lex, self.model.words)
+                if len(lexicals) >= WORDS_MAX:
+                    lexicals.clear()
+                lexicals[w] = f
+            f = f.copy()  # the context adds its own features
             _context(line, self.model, i, f)
             out.append(Candidate(s, e, f))
         return out
