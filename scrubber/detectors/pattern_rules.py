@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,33 +38,38 @@ DEFAULT_PENALTY = 0.5
 # look-up, not a call into the Unicode database (15-25% faster on log lines).
 # Each is pinned to the pattern it was checked on (a prefix of the SHA-256 of the rule's
 # regex): a rule whose regex has changed runs on ``regex`` with its timeout until it is
-# checked again and its new digest written here. ``regex`` skips ahead faster than ``re`` on
-# these patterns (a look-behind first defeats ``re``'s prefix scan), so on long stretches the
-# clock costs less than the slower scan: the twin runs on stretches up to TWIN_MAX_CHARS
-# (measured on 600-character e-mail bodies: us_zip4 14 us on ``re`` against 4 us on ``regex``
-# with its timeout; on chat and log lines, 2.4 us against 5).
+# checked again and its new digest written here. On some of these patterns ``regex`` skips
+# ahead faster than ``re``, so on long stretches the clock costs less than the slower scan:
+# those twins run on stretches up to TWIN_MAX_CHARS (measured on 600-character e-mail bodies:
+# us_zip4 7.4 us on ``re`` against 4.3 us on ``regex`` with its timeout; ipv4 8.7 against 8.1).
+# The others run on stretches of any length (ANY_LENGTH): ``re`` is as fast or faster there
+# (measured on PII-dense lines of 200-450 characters, 600-character e-mail bodies and 2 KB of
+# e-mail prose, us per text, ``re`` against ``regex``: iban 6.1/17.6, 15.8/50.4, 58/164; phone
+# 5.3/14.1, 11.0/18.9, 26/44; credit_card 5.5/8.8, 11.2/13.5, 28/29).
 TWIN_MAX_CHARS = 200
+ANY_LENGTH = sys.maxsize
 _LINEAR = {
-    # name: (digest of the regex, a class every match starts with). The twin starts with a
-    # look-ahead for that class: the pattern starts with a look-behind, which leaves ``re``
-    # trying the whole pattern at every position; the look-ahead fails first (15-60% faster).
-    # The class is tested at every position: spelt with ranges only, it is one bit test.
-    "credit_card": ("990ea87c603c", "[0-9]"),
-    "iban": ("3db8b6588f47", "[A-Za-z]"),
-    "aba_routing": ("99069df88ad1", "[0-9]"),
-    "bank_account": ("658309a2dd89", "[0-9]"),
-    "us_ssn_formatted": ("09edacb187bc", "[0-9]"),
-    "us_ssn_plain": ("d40a01280919", "[0-9]"),
-    "phone": ("44a8b4bf8f60", "[+(0-9]"),
-    "phone_cued": ("44a8b4bf8f60", "[+(0-9]"),
-    "us_zip_after_state": ("e92f133706c3", "[A-Z,]"),
-    "us_zip4": ("7d76cef2e7e8", "[0-9]"),
-    "us_zip_cued": ("370c25015255", "[0-9]"),
-    "postcode": ("2c7d3bcd32ab", "[A-Z]"),
-    "postcode_cued": ("57e03287a246", "[A-Za-z]"),
-    "ipv4": ("10affa58fd23", "[0-9]"),
-    "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]"),
-    "ipv6_short": ("a46803467807", "[0-9A-Fa-f:]"),
+    # name: (digest of the regex, a class every match starts with, the longest stretch the
+    # twin runs on). The twin starts with a look-ahead for that class: the pattern starts with
+    # a look-behind, which leaves ``re`` trying the whole pattern at every position; the
+    # look-ahead fails first (15-60% faster). The class is tested at every position: spelt
+    # with ranges only, it is one bit test.
+    "credit_card": ("990ea87c603c", "[0-9]", ANY_LENGTH),
+    "iban": ("3db8b6588f47", "[A-Za-z]", ANY_LENGTH),
+    "aba_routing": ("99069df88ad1", "[0-9]", ANY_LENGTH),
+    "bank_account": ("658309a2dd89", "[0-9]", ANY_LENGTH),
+    "us_ssn_formatted": ("09edacb187bc", "[0-9]", ANY_LENGTH),
+    "us_ssn_plain": ("d40a01280919", "[0-9]", ANY_LENGTH),
+    "phone": ("44a8b4bf8f60", "[+(0-9]", ANY_LENGTH),
+    "phone_cued": ("44a8b4bf8f60", "[+(0-9]", ANY_LENGTH),
+    "us_zip_after_state": ("e92f133706c3", "[A-Z,]", ANY_LENGTH),
+    "us_zip4": ("7d76cef2e7e8", "[0-9]", TWIN_MAX_CHARS),
+    "us_zip_cued": ("370c25015255", "[0-9]", ANY_LENGTH),
+    "postcode": ("2c7d3bcd32ab", "[A-Z]", TWIN_MAX_CHARS),
+    "postcode_cued": ("57e03287a246", "[A-Za-z]", ANY_LENGTH),
+    "ipv4": ("10affa58fd23", "[0-9]", TWIN_MAX_CHARS),
+    "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]", TWIN_MAX_CHARS),
+    "ipv6_short": ("a46803467807", "[0-9A-Fa-f:]", ANY_LENGTH),
 }
 
 
@@ -101,6 +107,9 @@ _NEEDS = {
     "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
     # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.
     "ipv6_short": ("a46803467807", "::", 34),
+    # Two letters, a blank maybe, two digits: how every shape of the value starts. From the first
+    # digit (few texts have one right after two letters), at most three characters in.
+    "iban": ("3db8b6588f47", r"[0-9](?:(?<=[A-Za-z]{2}[0-9])|(?<=[A-Za-z]{2} [0-9]))[0-9]", 3),
     # "@" or "%40", after the local part: one character and at most 63 more.
     "email": ("eede2042fad2", "@|%40", 64),
 }
@@ -150,6 +159,8 @@ class PatternRule:
     anchored: bool = False
     # The same pattern on the standard library's engine, for ASCII texts (see ``_LINEAR``).
     linear: re.Pattern[str] | None = None
+    # The longest stretch of text the twin runs on (see ``_LINEAR``).
+    twin_chars: int = 0
     # What an ASCII text must contain for the pattern to match, and how far before where it
     # is found a match may start (see ``_NEEDS``).
     needs: re.Pattern[str] | None = None
@@ -285,7 +296,7 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
     raise_lists, lower_lists = lists("raise"), lists("lower")
     used = raise_lists | lower_lists | requires
     source = str(node["regex"])
-    pinned, first = _LINEAR.get(name, ("", ""))
+    pinned, first, twin_chars = _LINEAR.get(name, ("", "", 0))
     linear = linear_twin(source, flags, first) if pinned == digest(source) else None
     pinned, needs, reach = _NEEDS.get(name, ("", "", 0))
     needed = re.compile(needs) if pinned == digest(source) else None
@@ -309,6 +320,7 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
         gate=tuple(gate),
         anchored=anchored,
         linear=linear,
+        twin_chars=twin_chars if linear is not None else 0,
         needs=needed,
         reach=reach,
         value_group="v" if "v" in pattern.groupindex else 0,

@@ -19,7 +19,7 @@ import regex
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.cues import CueHits, CueIndex
-from scrubber.detectors.pattern_rules import TWIN_MAX_CHARS, PatternRule
+from scrubber.detectors.pattern_rules import PatternRule
 from scrubber.detectors.validators.base import Memo
 from scrubber.findings import Finding
 from scrubber.masking import placeholders
@@ -203,11 +203,8 @@ class PatternDetector:
             for m in range(self._most_run + 1)
         )
         self._by_count = tuple(tuple(plans[i] for i in ix) for ix in self._by_count_ix)
-        # Whether any gate string is there at all, in one pass: most messages have none. The
-        # pattern is an alternation of literal strings, linear on the standard library's engine.
-        self._any_folded = _literals(folded)
-        self._any_cased = _literals(cased)
-        # Then which, in one pass each (see ``_GateScan``) rather than one ``in`` for each string.
+        # Which gate strings a text holds, in one pass each (see ``_GateScan``), not one ``in``
+        # for each string (~200).
         self._folded = _GateScan(folded)
         self._cased = _GateScan(cased)
         self._by_list = {name: frozenset(ix) for name, ix in by_list.items()}
@@ -220,13 +217,7 @@ class PatternDetector:
         digits = min(doc.digits, self._most_digits) if self._most_digits else 0
         run = min(doc.run, self._most_run) if self._least_run and digits >= self._least_run else 0
         bucket = digits * (self._most_run + 1) + run
-        folded, cased = self._any_folded, self._any_cased
-        if (folded is not None and folded.search(doc.lower)) or (
-            cased is not None and cased.search(doc.text)
-        ):
-            gated = self._gated(doc)
-        else:
-            gated = _NONE
+        gated = self._gated(doc)
         lists = doc.cues.lists if self._by_list else _NO_LISTS
         if not lists and not gated:
             return self._by_count[bucket]
@@ -302,8 +293,9 @@ class PatternDetector:
                     out.append(finding)
             return
         linear = rule.linear if doc.ascii else None
-        if linear is not None and not rule.requires and len(text) <= TWIN_MAX_CHARS:
-            # The common case, the whole of a short line on the standard library's engine.
+        if linear is not None and not rule.requires and len(text) <= rule.twin_chars:
+            # The common case: the whole text on the standard library's engine (a short line,
+            # or a text of any length for a twin that is the faster on long ones too).
             for m in linear.finditer(text, start):
                 finding = self._judge(rule, doc, m)
                 if finding is not None:
@@ -326,7 +318,7 @@ class PatternDetector:
         linear = rule.linear if doc.ascii else None
         while pos < hi:
             resume = hi
-            if linear is not None and hi - pos <= TWIN_MAX_CHARS:
+            if linear is not None and hi - pos <= rule.twin_chars:
                 matches = linear.finditer(text, pos, hi)
             else:
                 matches = rule.pattern.finditer(text, pos, hi, timeout=timeout)
@@ -475,25 +467,15 @@ class PatternDetector:
         return Finding(start, end, rule.entity, score, f"pattern:{rule.name}")
 
 
-def _literals(strings: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern that finds a part of each of ``strings`` (as written), or None for none.
-
-    It answers "may one of them be here?": blanks are dropped from the front of each (the engine
-    then tries fewer places: blanks are everywhere), and one that contains another is left out.
-    """
-    keys = {s.lstrip() or s for s in strings}
-    alts = [k for k in keys if not any(o != k and o in k for o in keys)]
-    return re.compile(_prefix_tree(alts)) if alts else None
-
-
 class _GateScan:
     """Which rules the gate strings in a text wake, in one pass over it.
 
-    The pattern looks ahead at every place of the text for the longest gate string that starts
-    there (a prefix tree: its branches start with different characters, and a word's end is
-    tried after its longer continuations), without taking any text, so that gates that overlap
-    are all found. The strings that start at a place are the longest one and those of its
-    prefixes that are gates too: each gate string stands for the rules of all of them.
+    The pattern finds the longest gate string that starts at a place (a prefix tree: its
+    branches start with different characters, and a word's end is tried after its longer
+    continuations); the next search starts one character later, not where the string ends, so
+    that gates that overlap are all found. The strings that start at a place are the longest
+    one and those of its prefixes that are gates too: each gate string stands for the rules of
+    all of them. Most texts hold no gate string: one search in C says so.
     """
 
     __slots__ = ("_pattern", "_wakes")
@@ -502,13 +484,19 @@ class _GateScan:
         self._wakes = {
             g: frozenset(i for other, ix in gates.items() if g.startswith(other) for i in ix) for g in gates
         }
-        self._pattern = re.compile(f"(?=({_prefix_tree(list(gates))}))") if gates else None
+        self._pattern = re.compile(_prefix_tree(list(gates))) if gates else None
 
     def woken(self, text: str) -> frozenset[int]:
         if self._pattern is None:
             return _NONE
-        wakes = self._wakes
-        return _NONE.union(*[wakes[g] for g in set(self._pattern.findall(text))])
+        search, wakes = self._pattern.search, self._wakes
+        found = search(text)
+        if found is None:
+            return _NONE
+        woken = set(wakes[found.group()])
+        while (found := search(text, found.start() + 1)) is not None:
+            woken |= wakes[found.group()]
+        return frozenset(woken)
 
 
 def _prefix_tree(words: list[str]) -> str:

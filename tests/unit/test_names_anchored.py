@@ -7,6 +7,7 @@ detector that still does the latter, on hand-picked and on generated texts.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -19,8 +20,8 @@ from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, layout, load_names, records, triggers
 from scrubber.detectors.names.anchors import Candidate, cancelled
 from scrubber.detectors.names.lines import has_lower_line, is_lower, line, next_line
-from scrubber.detectors.names.patterns import SIG_DASHES
-from scrubber.detectors.names.shapes import ends_name, joins, may_start, trim, uncommon
+from scrubber.detectors.names.patterns import SIG_DASHES, alternation, display
+from scrubber.detectors.names.shapes import Namer, ends_name, joins, may_start, trim, uncommon
 
 # Every code point that can stand in a str (no lone surrogates).
 ALL = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
@@ -138,6 +139,9 @@ CASES = [
     "I'm\u017fo",
     "I'm\u212any thanks,\nRuth",
     "I'm",
+    # Display names on some lines of a mail, and an address cut by a line break.
+    'From: Chloe Hanna <chloe@example.com>\nhi\nTo: "Oyelaran, Tunde" <t.o@example.com>, Ana <a@b.c>',
+    "To: Ana Lima <ana\n@example.com>\nCc: Bo Ek <b\x1co@example.com> <x@y>",
 ]
 
 
@@ -175,6 +179,16 @@ messages = st.lists(unit, max_size=12).map("".join)
 @given(messages)
 def test_anchored_search_equals_whole_text_search_on_generated_messages(text: str) -> None:
     assert _spans(FAST, text) == _spans(SLOW, text)
+
+
+def test_a_display_name_over_a_line_break_is_still_found() -> None:
+    # With a particle of two words, a display name may run over two lines ("de\nla"): then
+    # the search is not kept to the lines with an address.
+    namer = Namer(particles=alternation(["de la", "van"]), title=r"(?:Dr\.[ \t]+)")
+    lex = dataclasses.replace(LEXICON, particles=frozenset({"de la", "van"}), display=display(namer))
+    text = "hi\nAna de\nla Lima <ana@example.com>"
+    assert [text[s:e] for s, e, _ in layout.display_names(lex, text, 5)] == ["Ana de\nla Lima"]
+    assert layout._broken_particles(frozenset({"van", "de"})) is None
 
 
 def test_a_name_may_start_wherever_the_name_patterns_start_one() -> None:

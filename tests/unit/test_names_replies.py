@@ -5,13 +5,14 @@ Connection Reset: retrying"). With the look-alikes that must stay unmasked."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
-from scrubber.detectors.names import NameDetector, load_names
+from scrubber.detectors.names import NameDetector, load_names, replies
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +143,26 @@ def test_finds_the_name(detector: NameDetector, marked: str) -> None:
 @pytest.mark.parametrize("text", NOT_REPLIES + NOT_KIN + NOT_LOWER + NOT_LABELS)
 def test_finds_no_name(detector: NameDetector, text: str) -> None:
     assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
+
+
+def test_questions_and_attributions_are_found_line_by_line_as_over_the_whole_text(
+    detector: NameDetector,
+) -> None:
+    # Only the lines with a piece of a question or of an attribution verb are searched: every
+    # one must still be found, in the same order.
+    lex = detector.lex
+    rnd = random.Random(29)
+    parts = ["what is your full name?", "WHO AM I SPEAKING WITH", "Name on file", "who's\tcalling"]
+    parts += ["name", "who", "your", "\n", "\r\n", " ", "\t", "?", "'", "İ", "x", "Agent: ", "surname"]
+    parts += ["Trevor Blackwood wrote:", "wrote", "schrieb", " a écrit :", "ha scritto:", ":", "escribió"]
+    texts = ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 14))) for _ in range(3000)]
+    for text in texts:
+        whole = [m.span() for m in lex.asks.finditer(text)]
+        assert [m.span() for m in replies._asked(lex, text, 5)] == whole, text
+        whole = [m.span() for m in lex.wrote.finditer(text)]
+        lined = [
+            m.span()
+            for a, b in replies._lines_with(lex.wrote_gate, text)
+            for m in lex.wrote.finditer(text, a, b)
+        ]
+        assert lined == whole, text

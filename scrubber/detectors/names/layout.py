@@ -4,6 +4,7 @@ the name line of an address block, and a signature block without a closing."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -23,9 +24,11 @@ _LABEL_LINE = regex.compile(
     r"(?P<who>\p{L}[\p{L}\p{M}'’._\d-]*(?:[ \t]+\p{L}[\p{L}\p{M}'’._\d-]*){0,3})"
     r"(?:[ \t]*\((?P<role>[\p{L} \t]{1,24})\))?[ \t]*:(?:[ \t]+|\r?$)"
 )
-# A "Name <local@" in the text: a cheap, linear test before the display-name pattern runs. It
-# asks less than that pattern (whitespace may sit between "<" and "@"), so it never hides one.
-_DISPLAY_HINT = re.compile(r"<[^<>@]+@")
+# The "<local@" of a "Name <local@": a cheap, linear search for the lines where the display-name
+# pattern may match. A match of that pattern holds one, on its last line, and stands on one
+# line (a name's words are apart by blanks and tabs, its address has no whitespace), unless a
+# particle of several words is written over a line break ("de\nla": see _broken_particles).
+_DISPLAY_HINT = re.compile(r"<[^<>@\n]+@")
 
 
 def closing_lines(text: str, closings: list[int], dashes: bool) -> list[int]:
@@ -109,10 +112,36 @@ def log_label(lex: NameLexicon, text: str, s: int, e: int) -> bool:
 
 def display_names(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """E-mail display names: "From: Chloe Hanna <chloe@...>", '"Oyelaran, Tunde" <t@...>'."""
-    if _DISPLAY_HINT.search(text) is not None:
+    if _DISPLAY_HINT.search(text) is None:
+        return
+    broken = _broken_particles(lex.particles)
+    if broken is not None and broken.search(text) is not None:
         for m in lex.display.finditer(text, timeout=timeout):
             for s, e in m.spans("n"):
                 yield s, e, "display"
+        return
+    end = -1
+    for hint in _DISPLAY_HINT.finditer(text):
+        if hint.start() < end:
+            continue  # on the line just read
+        start = text.rfind("\n", 0, hint.start()) + 1
+        end = text.find("\n", hint.end())
+        if end < 0:
+            end = len(text)
+        for m in lex.display.finditer(text, start, end, timeout=timeout):
+            for s, e in m.spans("n"):
+                yield s, e, "display"
+
+
+@functools.lru_cache(maxsize=4)
+def _broken_particles(particles: frozenset[str]) -> re.Pattern[str] | None:
+    """A particle of several words written over a line break ("de\nla"): the names' patterns
+    join its words with any whitespace, so a display name may run over two lines there."""
+    parts = [p.split() for p in particles if len(p.split()) > 1]
+    if not parts:
+        return None
+    gap = r"[\s_-]*\n[\s_-]*"
+    return re.compile("|".join(gap.join(map(re.escape, words)) for words in parts), re.IGNORECASE)
 
 
 def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:

@@ -4,7 +4,11 @@ Blackwood wrote:")."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
+
+import regex
 
 from scrubber.detectors.names.anchors import Candidate
 from scrubber.detectors.names.lexicon import NameLexicon
@@ -16,7 +20,7 @@ def replies(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """Names given in reply to a line that asks for one ("Agent: Who am I speaking with?"
     / "Customer: Beatriz Souza"): the next one or two lines, by another speaker."""
     done = -1  # end of the last question line looked at
-    for m in lex.asks.finditer(text, timeout=timeout):
+    for m in _asked(lex, text, timeout):
         if m.start() < done:
             continue
         s = text.rfind("\n", 0, m.start()) + 1
@@ -52,10 +56,43 @@ def replies(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
                 break
 
 
+def _asked(lex: NameLexicon, text: str, timeout: float) -> Iterator[regex.Match[str]]:
+    """The questions for a name in ``text``, in order. A question stands on one line (its words
+    are apart by blanks and tabs) and holds one of ``lex.ask_gate`` in lower case: only such
+    lines are searched, not the whole of a long message."""
+    low = text.lower()
+    if len(low) != len(text):  # a character changed length ("İ"): offsets would drift
+        yield from lex.asks.finditer(text, timeout=timeout)
+        return
+    for start, end in _lines_with(lex.ask_gate, low):
+        yield from lex.asks.finditer(text, start, end, timeout=timeout)
+
+
+def _lines_with(pieces: tuple[str, ...], text: str) -> Iterator[tuple[int, int]]:
+    """Start and end of each line of ``text`` that holds one of ``pieces`` (none holds a line
+    break), in order: one search in C for all of them."""
+    end = -1
+    for piece in _any_of(pieces).finditer(text):
+        if piece.start() < end:
+            continue  # on the line just given
+        start = text.rfind("\n", 0, piece.start()) + 1
+        end = text.find("\n", piece.end())
+        if end < 0:
+            end = len(text)
+        yield start, end
+
+
+@functools.lru_cache(maxsize=8)
+def _any_of(pieces: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, pieces)))
+
+
 def wrote(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
-    "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:"."""
-    for m in lex.wrote.finditer(text):
+    "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:".
+    The verb stands on one line and holds one of ``lex.wrote_gate``: only those lines are read."""
+    verbs = (m for a, b in _lines_with(lex.wrote_gate, text) for m in lex.wrote.finditer(text, a, b))
+    for m in verbs:
         s = text.rfind("\n", 0, m.start()) + 1
         if m.group("after") is not None:
             n = lex.more["wrote_after"].match(text, m.start(), timeout=timeout)
