@@ -118,7 +118,7 @@ class Scrubber:
         on: ``ctx.kept``), so that it may spare work that cannot change the result; None if
         what it spared might have mattered after all (see _spared_idle): then the message is
         scrubbed again the plain way."""
-        ctx = MessageContext(deadline, self._ips)
+        ctx = MessageContext(deadline, self._ips, self.policy.min_score)
         with _Guard() as guard:
             for guard.det in self.detectors:
                 _check_deadline(deadline, guard.det)
@@ -159,7 +159,7 @@ class Scrubber:
         return [r if v is None else self._back(v, r) for r, v in zip(results, views, strict=True)]
 
     def _scrub_batch(self, texts: Sequence[str], deadline: float | None) -> list[ScrubResult]:
-        ctxs = [MessageContext(deadline, self._ips) for _ in texts]
+        ctxs = [MessageContext(deadline, self._ips, self.policy.min_score) for _ in texts]
         with _Guard() as guard:
             for guard.det, batch in self._plan:
                 if batch is not None:
@@ -184,7 +184,7 @@ class Scrubber:
 
     def _scrub_plain(self, text: str, deadline: float | None) -> ScrubResult:
         """``scrub`` of one message without telling any detector what is known."""
-        ctx = MessageContext(deadline, self._ips)
+        ctx = MessageContext(deadline, self._ips, self.policy.min_score)
         found: list[Finding] = []
         with _Guard() as guard:
             for guard.det in self.detectors:

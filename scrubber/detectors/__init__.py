@@ -28,6 +28,8 @@ class MessageContext:
     deadline: float | None = None
     # Which address ranges the policy masks.
     ips: IpPolicy = field(default_factory=IpPolicy)
+    # The score from which the engine keeps a finding (the policy's ``min_score``).
+    min_score: float = 0.5
     # The findings of the detectors before this one that the engine acts on (past its policy
     # checks), in their order: a detector may spare work whose outcome they settle.
     kept: list[Finding] = field(default_factory=list)
@@ -43,7 +45,7 @@ class MessageContext:
     def without_findings(self) -> MessageContext:
         """The same message read another way (a table's columns): its deadline, policy and
         memo, but nothing kept, since offsets in the other reading are not the message's."""
-        return MessageContext(self.deadline, self.ips, memo=self.memo)
+        return MessageContext(self.deadline, self.ips, self.min_score, memo=self.memo)
 
 
 class Detector(Protocol):

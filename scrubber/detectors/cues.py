@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -117,14 +117,17 @@ class CueHits:
             ends = self._ends = [h[1] for h in self._hits]
         return ends
 
-    def last_before(self, lists: frozenset[str], lo: int, hi: int) -> int:
-        """End of the last cue of ``lists`` that ends in ``[lo, hi]``, or -1."""
+    def last_before(
+        self, lists: frozenset[str], lo: int, hi: int, skip: Callable[[CueHit], bool] | None = None
+    ) -> int:
+        """End of the last cue of ``lists`` that ends in ``[lo, hi]``, or -1; with ``skip``,
+        the last such cue for which ``skip`` is false."""
         i = bisect.bisect_right(self._ends_of(), hi) - 1
         while i >= 0:
             h = self._hits[i]
             if h.end < lo:
                 return -1
-            if h.lists & lists:
+            if h.lists & lists and (skip is None or not skip(h)):
                 return h.end
             i -= 1
         return -1

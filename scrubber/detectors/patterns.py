@@ -11,14 +11,16 @@ of the text per message (:class:`~scrubber.detectors.cues.CueIndex`).
 
 from __future__ import annotations
 
+import dataclasses
+import heapq
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import regex
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
-from scrubber.detectors.cues import CueHits, CueIndex
+from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.pattern_rules import PatternRule
 from scrubber.detectors.validators.base import Memo
 from scrubber.findings import Finding
@@ -67,7 +69,7 @@ _RUN_BYTES = bytes(c if 48 <= c <= 57 else 32 for c in range(256))
 class _Text:
     """One message and what rules ask of it, each worked out at most once."""
 
-    __slots__ = ("_cues", "_digits", "_index", "_lower", "_run", "ascii", "memo", "text")
+    __slots__ = ("_cues", "_digits", "_index", "_lower", "_run", "ascii", "lowered", "memo", "text")
 
     def __init__(self, text: str, index: CueIndex, memo: Memo) -> None:
         self.text = text
@@ -78,6 +80,8 @@ class _Text:
         self._run = -1
         self._lower: str | None = None
         self._cues: CueHits | None = None
+        # The findings a cue lowered, and their rules (see ``PatternDetector._spend``).
+        self.lowered: list[tuple[Finding, PatternRule]] = []
 
     @property
     def digits(self) -> int:
@@ -154,6 +158,13 @@ class PatternDetector:
         for r in self.rules:
             words.update(r.cue_words)
         self.cues = CueIndex(words)
+        # The entities each cue list announces: those of the rules a cue of it raises.
+        announcing: dict[str, set[str]] = {}
+        for r in self.rules:
+            for name in r.raised_by:
+                announcing.setdefault(name, set()).add(r.entity)
+        self._announcing = {name: frozenset(e) for name, e in announcing.items()}
+        self._announces: dict[frozenset[str], frozenset[str]] = {}
         # Which rules a message can wake, so that a message wakes few and the rest cost nothing.
         # A rule that requires cues is woken by a cue of one of those lists; one with a gate, by
         # one of its gate strings (but when it also needs digits and a gate is one character,
@@ -265,6 +276,8 @@ class PatternDetector:
                 if budget < timeout:
                     raise TimeBudgetExceeded(rule.name) from exc
                 raise RegexTimeout(rule.name) from exc
+        if doc.lowered:
+            out = self._spend(doc, out, ctx.min_score)
         if self._ips and out:
             out = [f for f in out if f.entity != "IP_ADDRESS" or ctx.ips.masks(text[f.start : f.end])]
         return out
@@ -430,7 +443,8 @@ class PatternDetector:
         rule: PatternRule, doc: _Text, m: regex.Match[str] | re.Match[str], cued: bool = False
     ) -> Finding | None:
         """The finding of match ``m``, scored by its cues, or None; ``cued``: a reply to a cue
-        on an earlier line (see ``_answers``), which stands for a required cue before it."""
+        on an earlier line (see ``_answers``), which stands for a required cue before it. A
+        finding a cue lowered is noted in ``doc.lowered`` (see ``_spend``)."""
         start, end = m.span(rule.value_group)
         if start >= end:
             return None
@@ -439,32 +453,96 @@ class PatternDetector:
             if valid <= 0:
                 return None
             end = start + valid
-        score = rule.score
+        name = f"pattern:{rule.name}"
         if cued:
-            score = max(score, rule.context_score)
-        elif (rule.raise_lists or rule.lower_lists or rule.requires) and doc.cues:
-            cues = doc.cues
-            text = doc.text
-            lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
-            raised = cues.last_before(rule.raised_by, lo, start)
-            hi = -1
-            if rule.after:
-                line_end = text.find("\n", end)
-                hi = min(end + rule.after, len(text) if line_end < 0 else line_end)
-            if rule.requires:
-                required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
-                if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
-                    return None
-            lowered = cues.last_before(rule.lower_lists, lo, start) if rule.lower_lists else -1
-            if raised >= 0 and raised >= lowered:
-                score = max(score, rule.context_score)
-            elif lowered >= 0:
-                score -= rule.penalty
-            elif hi >= 0 and cues.first_after(rule.raised_by, end, hi) >= 0:
-                score = max(score, rule.context_score)
-        elif rule.requires:
-            return None  # not a cue in the text
-        return Finding(start, end, rule.entity, score, f"pattern:{rule.name}")
+            return Finding(start, end, rule.entity, max(rule.score, rule.context_score), name)
+        scored = _score(rule, doc, start, end)
+        if scored is None:
+            return None
+        finding = Finding(start, end, rule.entity, scored[0], name)
+        if scored[1]:
+            doc.lowered.append((finding, rule))
+        return finding
+
+    def _spend(self, doc: _Text, out: list[Finding], min_score: float) -> list[Finding]:
+        """``out``, the findings that a used-up cue lowered scored again without that cue.
+
+        A cue announces one value. Once a value of its own kind stands between it and a later
+        value ("Phone: 31-47-92-08, dob 536-22-8173"), the cue is used up and lowers that later
+        value no more. A value of its kind is a finding of an entity that a rule raises on a
+        cue of its list (``_announcing``: "phone" raises PHONE_NUMBER), kept at ``min_score``, or
+        the label of one that an earlier scrub wrote ("Phone: [PHONE_NUMBER]"): so the second
+        scrub of a text reads its cues as the first did. The lowered findings are taken in the
+        order of their starts, and a value is counted once the finding at hand starts after
+        its end: one scored up in time uses up a cue before a later one.
+        """
+        text = doc.text
+        values = [(f.end, f.start, f.entity) for f in out if f.score >= min_score]
+        if "[" in text or "<" in text:
+            for lo, hi in placeholders(text):
+                values.append((hi, lo, text[lo + 1 : hi - 1].split(":", 1)[0]))
+        heapq.heapify(values)
+        # The greatest start of a value of each entity that ends before the finding at hand.
+        last: dict[str, int] = {}
+
+        def used_up(hit: CueHit) -> bool:
+            return any(last.get(entity, -1) >= hit.end for entity in self._announced(hit.lists))
+
+        again: dict[Finding, Finding] = {}
+        for finding, rule in sorted(doc.lowered, key=lambda fr: fr[0].start):
+            while values and values[0][0] <= finding.start:
+                _, lo, entity = heapq.heappop(values)
+                if lo > last.get(entity, -1):
+                    last[entity] = lo
+            scored = _score(rule, doc, finding.start, finding.end, used_up)
+            if scored is None or scored[0] == finding.score:
+                continue
+            better = dataclasses.replace(finding, score=scored[0])
+            again[finding] = better
+            if better.score >= min_score:
+                heapq.heappush(values, (better.end, better.start, better.entity))
+        return [again.get(f, f) for f in out] if again else out
+
+    def _announced(self, lists: frozenset[str]) -> frozenset[str]:
+        """The entities whose values cues of ``lists`` announce."""
+        found = self._announces.get(lists)
+        if found is None:
+            found = frozenset(e for name in lists for e in self._announcing.get(name, ()))
+            if len(self._announces) < MERGED_MAX:
+                self._announces[lists] = found
+        return found
+
+
+def _score(
+    rule: PatternRule, doc: _Text, start: int, end: int, used_up: Callable[[CueHit], bool] | None = None
+) -> tuple[float, bool] | None:
+    """The score of a value of ``rule`` at ``[start, end)`` by its cues, and whether a cue
+    lowered it; None for a rule that requires a cue with none near. ``used_up``: which
+    lowering cues no longer count (see ``PatternDetector._spend``)."""
+    score = rule.score
+    if (rule.raise_lists or rule.lower_lists or rule.requires) and doc.cues:
+        cues = doc.cues
+        text = doc.text
+        lo = max(text.rfind("\n", 0, start) + 1, start - rule.window)
+        raised = cues.last_before(rule.raised_by, lo, start)
+        hi = -1
+        if rule.after:
+            line_end = text.find("\n", end)
+            hi = min(end + rule.after, len(text) if line_end < 0 else line_end)
+        if rule.requires:
+            required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
+            if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
+                return None
+        lowered = cues.last_before(rule.lower_lists, lo, start, used_up) if rule.lower_lists else -1
+        if raised >= 0 and raised >= lowered:
+            return max(score, rule.context_score), False
+        if lowered >= 0:
+            return score - rule.penalty, True
+        if hi >= 0 and cues.first_after(rule.raised_by, end, hi) >= 0:
+            return max(score, rule.context_score), False
+    elif rule.requires:
+        return None  # not a cue in the text
+    return score, False
 
 
 class _GateScan:
