@@ -74,6 +74,9 @@ class Grammar:
     links: frozenset[str]
     # Words that may stand between a value and the cue after it (see _adjacent_after).
     links_after: frozenset[str] = frozenset()
+    # Words right before a qualifier that point back at a value named in the sentence before
+    # ("the one ending 7617", "it ends in 3390"; see SentenceReader._topic).
+    pointers: frozenset[str] = frozenset()
     max_distance: int = 3
     carry_lines: int = 2
     carry_max_tokens: int = 10
@@ -109,6 +112,7 @@ class Grammar:
             ignore=self.ignore,
             links=self.links,
             links_after=self.links_after,
+            pointers=self.pointers,
             max_distance=self.max_distance,
             carry_lines=self.carry_lines,
             carry_max_tokens=self.carry_max_tokens,
@@ -116,7 +120,7 @@ class Grammar:
 
 
 _TOP_KEYS = {"rules", "shapes"}
-_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links", "links_after"}
+_TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links", "links_after", "pointers"}
 _SETTINGS = {"max_distance", "carry_lines", "carry_max_tokens"}
 
 
@@ -180,6 +184,7 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         ignore=ignore,
         links=words("links"),
         links_after=words("links_after"),
+        pointers=words("pointers"),
         max_distance=int(settings.get("max_distance", Grammar.max_distance)),
         carry_lines=int(settings.get("carry_lines", Grammar.carry_lines)),
         carry_max_tokens=int(settings.get("carry_max_tokens", Grammar.carry_max_tokens)),

@@ -147,6 +147,9 @@ class SentenceReader:
         found: list[Sentence] = []
         replies: list[Reply] = []
         request: tuple[int, Request] | None = None  # the last request and its line
+        # The sentence before, if it has an entity cue (its span and cues), for a fragment with
+        # no entity cue of its own (see _topic).
+        topic: tuple[int, int, list[CueHit]] | None = None
         # Where a sentence may start to matter: a cue that lets it in, or a masked value. A
         # line with neither, and no request before it, is passed over unsplit.
         triggers = [c.start for c in hits if c.lists & g.gate_lists]
@@ -173,6 +176,7 @@ class SentenceReader:
                     local += 1
                 mine = hits[h:local]
                 back, prev = prev, ((s, e) if not mine and request is None else None)
+                before, topic = topic, ((s, e, mine) if any(c.lists & g.entity_lists for c in mine) else None)
                 gated = any(c.lists & g.gate_lists for c in mine)
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
@@ -222,9 +226,48 @@ class SentenceReader:
                     # "it's the one ending 4668": a qualifier in the reply makes it a fragment.
                     replies.append(Reply(asked.fragment or qualified, vals[0], asked.cue))
                     continue
+                if before is not None and qualified and self._reply(sentence) and self._points_back(sentence):
+                    named = self._topic(text, before, s)
+                    if named is not None:
+                        replies.append(Reply(True, vals[0], named))
+                        continue
                 found.append(sentence)
             pos += len(line) + 1
         return found, replies
+
+    def _points_back(self, s: Sentence) -> bool:
+        """Whether the lone value of ``s`` is the fragment of a value named before: a qualifier
+        stands right before it (only ``links`` between), and a word of ``pointers`` or nothing
+        stands right before that qualifier or before the ``links`` words that lead to it ("the
+        one ending 7617", "the old one (ending 3371)", "it ends in 3390", "Last 4 were 8812"),
+        not a noun that says what ends ("the office ends service at 1700", "offer ends 2025")."""
+        crossed: list[Cue] = []
+        if self._adjacent(s, s.values[0], crossed) is not None or not crossed:
+            return False
+        pointers, links, tokens = self.grammar.pointers, self.grammar.links, s.tokens
+        at = crossed[-1].first - 1
+        if at < 0 or tokens[at].text.lower() in pointers:
+            return True
+        while at >= 0 and tokens[at].text.lower() in links:
+            at -= 1
+        return at < 0 or tokens[at].text.lower() in pointers
+
+    def _topic(self, text: str, before: tuple[int, int, list[CueHit]], start: int) -> Cue | None:
+        """The entity cue that names a fragment in a sentence with none of its own, from the
+        sentence right before it: "I have two cards on file. The one ending in 7617 was
+        declined.", "My social was stolen last year. The last four are 4471." The sentence
+        before must end where this one starts, blanks and one line break aside, and name one
+        kind of value: with none, or two, the fragment's kind is anyone's guess."""
+        s, e, hits = before
+        gap = text[e:start]
+        if gap.strip() or gap.count("\n") > 1:
+            return None
+        g = self.grammar
+        cues = self._cues(text, hits, tokenize(text, s, e))
+        named = [c for c in cues if c.lists & g.entity_lists and not c.qualifier]
+        if len({c.lists & g.entity_lists for c in named}) != 1:
+            return None  # none, or two kinds ("the phone number on my card"): which one?
+        return named[-1]
 
     def _named_back(
         self,
