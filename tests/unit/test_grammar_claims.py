@@ -125,6 +125,9 @@ NEGATIVE = [
     "code for the gate is #{{4410}}.",
     # A label that names an entity is a key, not a speaker: this is no reply about the card.
     "Agent: last four of your card?\nSSN: {{1234}}",
+    # A cue before the label of an earlier scrub names the value the label stands for, not one
+    # before it: as "social 2290" did before the scrub.
+    "ref [IBAN] {{481-22-9034}} last four of my social [US_SSN]",
 ]
 
 

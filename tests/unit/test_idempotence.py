@@ -70,6 +70,9 @@ def test_a_label_is_no_cue(entity: str, shape: str) -> None:
         "Phone: 31-47-92-08 [CREDIT_CARD] [PASSPORT] 536-22-8173",
         "Phone: 31-47-92-08 [BANK_ACCOUNT] [SECRET] 536-22-8173",
         "Phone: 31-47-92-08 [CREDIT_CARD] 536-22-8173 536-22-8173",
+        # A cue whose value became a label names that label, not the number before it.
+        "[CREDIT_CARD] [CREDIT_CARD] phone [US_SSN] 536-22-8173 last four of my social 6789",
+        "ref [IBAN] 481-22-9034 last four of my social 2290",
     ],
 )
 def test_values_beside_values_scrubbed_twice_are_scrubbed_once(text: str) -> None:

@@ -59,6 +59,9 @@ class Cue:
     last: int
     lists: frozenset[str]
     qualifier: bool
+    # Whether a label an earlier scrub wrote follows it, links aside ("my social [US_SSN]"):
+    # the cue names that value, as it named the number the label stands for.
+    labelled: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +334,8 @@ class SentenceReader:
             counts = nxt.lists & g.blockers and not nxt.lists & g.entity_lists
             if c.qualifier and nxt.first == c.last + 1 and counts:
                 c.lists, c.qualifier = frozenset(), False
+        if "[" in text or "<" in text:
+            self._labelled(text, found, tokens)
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
         others = any(not c.qualifier and c.lists & (g.entity_lists | g.foreign) for c in found)
@@ -338,6 +343,20 @@ class SentenceReader:
             if c.qualifier and others and c.lists & g.qualifiers:
                 c.lists = c.lists - g.entity_lists
         return found
+
+    def _labelled(self, text: str, cues: list[Cue], tokens: list[Token]) -> None:
+        """Mark the entity cues that a label of an earlier scrub follows, links aside."""
+        starts = {lo for lo, _ in placeholders(text)}
+        if not starts:
+            return
+        links = self.grammar.links
+        for c in cues:
+            if not c.lists & self.grammar.entity_lists:
+                continue
+            i = c.last + 1
+            while i < len(tokens) and tokens[i].start not in starts and tokens[i].text.lower() in links:
+                i += 1
+            c.labelled = i < len(tokens) and tokens[i].start in starts
 
     def _asked(self, cues: Sequence[Cue], question: bool) -> Request | None:
         """What a sentence without a value asks for: "the last four of your SSN", "your zip?".
@@ -416,7 +435,7 @@ class SentenceReader:
             crossed: list[Cue] = []
             left.append(self._adjacent(s, v, crossed if qualified else None))
             reads.append(crossed)
-        naming = {id(c) for c in left if c is not None}
+        naming = {id(c) for c in left if c is not None} | {id(c) for c in s.cues if c.labelled}
         claims: list[tuple[Cue | None, float]] = []
         for k, v in enumerate(s.values):
             claim, penalty, crossed = left[k], 0.0, reads[k]
