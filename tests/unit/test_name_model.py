@@ -187,7 +187,7 @@ def test_missing_context_is_a_rule_error(tmp_path: Path) -> None:
 def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
     root = tmp_path
     context = "context: {titles: [], place_before: [], person_before: [], dates: [], place_words: [],"
-    context += " place_starts: []}\n"
+    context += " place_starts: [], companies: []}\n"
     (root / "name_weights.yaml").write_text("weights: {bias: 0.0}\n")
     (root / "name_model.yaml").write_text("threshold: 0.2\nextend: 0.5\n" + context)
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
@@ -198,6 +198,12 @@ def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
         f.write("emma\t2.7\t1\n")
     with pytest.raises(rulefile.RuleError, match="name lexicon"):
+        load_model(root)
+    with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
+        f.write("emma\t2.7\t1\t0\t1.2\t0.58\t0\n")
+    with gzip.open(root / "name_classes.tsv.gz", "wt") as f:
+        f.write("# word\tclass\nsaid\tfifty-two\n")
+    with pytest.raises(rulefile.RuleError, match="word classes"):
         load_model(root)
 
 

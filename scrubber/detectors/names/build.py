@@ -2,6 +2,7 @@
 
     pip install -e '.[names-build]'        # spacy-lookups-data and Faker: only to rebuild
     python -m scrubber.detectors.names.build lexicon   # -> grammar/name_lexicon.tsv.gz
+    python -m scrubber.detectors.names.build classes   # -> grammar/name_classes.tsv.gz
     python -m scrubber.detectors.names.build fit CORPUS.jsonl ...   # -> grammar/name_weights.yaml
 
 Neither runs in the service; the service reads the two files. The lexicon's sources:
@@ -12,6 +13,11 @@ Neither runs in the service; the service reads the two files. The lexicon's sour
 - Faker's person-name lists (MIT), given names and surnames of some seventy locales, and the
   US Census 1990 name lists shipped in the ``names`` package (MIT; 88,799 surnames, 5,494
   given names), which also say which clusters are clusters of names.
+
+The word classes are the same Brown clusters cut near their root: the class of a word is the
+first ``CLASS_BITS`` steps of its cluster's path, so that "said", "says" and "stated", or "is",
+"should" and "knew", fall in a few classes whose weights the model learns; only the
+``CLASS_WORDS`` most frequent lower-case words are kept (the words around a name are common).
 
 The weights are a logistic regression over the features ``NameModelDetector.candidates``
 gives each word, a word inside a labelled PERSON span being a positive example.
@@ -31,7 +37,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from scrubber import rulefile
-from scrubber.detectors.names.model import WORD, Lexeme, NameModel, NameModelDetector, load_model
+from scrubber.detectors.names.model import (
+    CONTRACTION_ENDS,
+    WORD,
+    Lexeme,
+    NameModel,
+    NameModelDetector,
+    load_model,
+)
 
 # Spellings rarer than this (natural log probability) are left out: they behave like words the
 # lexicon never saw, and leaving them out keeps the table small.
@@ -42,6 +55,10 @@ UNSEEN = -21.0
 MIXED_CLUSTER_SIZE = 200
 MIXED_CLUSTER_NAMES = 0.15
 L2 = 1e-3
+# The classes of the words around a name: this many steps from the root of the cluster tree
+# (64 classes; a shorter path is a class of its own), for this many of the most frequent words.
+CLASS_BITS = 6
+CLASS_WORDS = 30_000
 
 
 def _faker_names() -> tuple[set[str], set[str]]:
@@ -143,6 +160,34 @@ def build_lexicon() -> tuple[list[tuple[str, Lexeme]], list[str]]:
     return out, [w for _, w in sorted(ordinary)]
 
 
+def build_classes() -> list[tuple[str, int]]:
+    """The most frequent lower-case words with the class of their Brown cluster."""
+    prob = _lookups("prob")
+    cluster = _lookups("cluster")
+    common = sorted(
+        (w for w in prob if w.islower() and (WORD.fullmatch(w) or w in CONTRACTION_ENDS)),
+        key=lambda w: (-prob[w], w),
+    )
+    out: list[tuple[str, int]] = []
+    for word in common[:CLASS_WORDS]:
+        # spaCy's tables store a cluster's path as bits, the root's step lowest.
+        path = int(cluster.get(word, 0))
+        if path:
+            root = path & ((1 << CLASS_BITS) - 1) if path >> CLASS_BITS else (1 << CLASS_BITS) + path
+            out.append((word, root))
+    return sorted(out)
+
+
+def write_classes(classes: Iterable[tuple[str, int]], path: Path) -> int:
+    n = 0
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+        gz.write(b"# word\tclass (python -m scrubber.detectors.names.build classes)\n")
+        for word, cls in classes:
+            gz.write(f"{word}\t{cls}\n".encode())
+            n += 1
+    return n
+
+
 def write_lexicon(entries: Iterable[tuple[str, Lexeme]], ordinary: Iterable[str], path: Path) -> int:
     n = 0
     # mtime=0: the same input gives the same bytes.
@@ -226,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("lexicon", help="build grammar/name_lexicon.tsv.gz")
+    sub.add_parser("classes", help="build grammar/name_classes.tsv.gz")
     p_fit = sub.add_parser("fit", help="fit grammar/name_weights.yaml on labelled JSONL corpora")
     p_fit.add_argument("corpora", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -235,9 +281,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = write_lexicon(names, ordinary, root / "name_lexicon.tsv.gz")
         print(f"{n} words -> {root / 'name_lexicon.tsv.gz'}")
         return 0
+    if args.command == "classes":
+        n = write_classes(build_classes(), root / "name_classes.tsv.gz")
+        print(f"{n} words -> {root / 'name_classes.tsv.gz'}")
+        return 0
     model = load_model(root)
     # Features do not depend on the weights: any model over the same lexicon gives them.
-    unfitted = NameModel(model.lexicon, model.words, {}, threshold=model.threshold, extend=model.extend)
+    unfitted = NameModel(
+        model.lexicon, model.words, {}, threshold=model.threshold, extend=model.extend, classes=model.classes
+    )
     xs, ys = examples(NameModelDetector(unfitted), args.corpora)
     weights = fit(xs, ys)
     write_weights(weights, root / "name_weights.yaml", args.corpora)

@@ -190,6 +190,7 @@ class ContextWords:
     dates: frozenset[str]  # months and weekdays: "Mar 12", "June"
     place_words: frozenset[str]  # "Hale Street", "Grant Industries": a place's or a company's
     place_starts: frozenset[str]  # "San Diego", "New York"
+    companies: frozenset[str]  # "Wells Fargo", "Morgan Stanley": companies named after people
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -274,9 +275,11 @@ class NameModel:
         *,
         threshold: float,
         extend: float,
+        classes: Mapping[str, int] | None = None,
     ) -> None:
         self.lexicon = lexicon
         self.words = words
+        self.classes: Mapping[str, int] = classes or {}
         self.weights = dict(weights)
         self.threshold = threshold
         self.extend = extend
@@ -354,7 +357,15 @@ def load_model(root: Path | None = None) -> NameModel:
     return _load_model(root or rulefile.grammar_dir())
 
 
-CONTEXT_KEYS = ("titles", "place_before", "person_before", "dates", "place_words", "place_starts")
+CONTEXT_KEYS = (
+    "titles",
+    "place_before",
+    "person_before",
+    "dates",
+    "place_words",
+    "place_starts",
+    "companies",
+)
 
 
 @functools.lru_cache(maxsize=4)
@@ -380,7 +391,41 @@ def _load_model(root: Path) -> NameModel:
         lexicon = read_lexicon(lexicon_path)
     except (OSError, ValueError, EOFError) as exc:
         raise rulefile.RuleError(lexicon_path, None, f"cannot read the name lexicon: {exc}") from exc
-    return NameModel(lexicon, words, weights, threshold=threshold, extend=extend)
+    classes_path = root / "name_classes.tsv.gz"
+    try:
+        classes = read_classes(classes_path)
+    except (OSError, ValueError, EOFError) as exc:
+        raise rulefile.RuleError(classes_path, None, f"cannot read the word classes: {exc}") from exc
+    return NameModel(lexicon, words, weights, threshold=threshold, extend=extend, classes=classes)
+
+
+def read_classes(path: Path) -> dict[str, int]:
+    """The word classes file: ``word<TAB>class`` lines, the class a small integer."""
+    out: dict[str, int] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            word, sep, cls = line.rstrip("\n").partition("\t")
+            if not sep or not cls.isdigit():
+                raise ValueError(f"every line needs a word, a tab and a class number: {line[:40]!r}")
+            out[word] = int(cls)
+    return out
+
+
+# The ends of contractions, which the classes hold as words of their own ("I'm" is "I" + "'m").
+CONTRACTION_ENDS = ("n't", "'m", "'s", "'re", "'ve", "'ll", "'d")
+
+
+def word_class(classes: Mapping[str, int], word: str) -> int | None:
+    """The class of a lower-case word; a contraction has its ending's ("I'm" reads as "am",
+    "doesn't" as "not")."""
+    c = classes.get(word)
+    if c is None and ("'" in word or "’" in word):
+        w = word.replace("’", "'")
+        end = "n't" if w.endswith("n't") else w[w.rfind("'") :]
+        c = classes.get(end)
+    return c
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,6 +670,15 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
             f["no_capitals"] = 1.0
         elif kind == "upper" and whole == whole.upper():
             f["shouting"] = 1.0
+    # The class of each neighbour word when only spaces part them: a coarse distributional
+    # class (verbs, auxiliaries, pronouns, prepositions, greetings ...), so that the words
+    # around a name count by their kind, not one by one: "emma said", "thanks obama",
+    # "why did Kishan", "Niskanen should". A rare neighbour has no class: what it says is in
+    # the neighbour features below.
+    if nxt and not after.strip() and (c := word_class(model.classes, nxt)) is not None:
+        f[f"next_c{c}"] = 1.0
+    if prev and not before.strip() and (c := word_class(model.classes, prev)) is not None:
+        f[f"prev_c{c}"] = 1.0
     for j, tag in ((i - 1, "prev"), (i + 1, "next")):
         if not 0 <= j < len(words) or kinds[j] != kind:
             continue
@@ -672,6 +726,8 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
     first = run[0][0]
     if all(text[c.start : c.end].lower() in cw.dates for c, _ in run):
         return True  # "Thu Mar", "June": a date
+    if " ".join(text[first.start : end].lower().split()) in cw.companies:
+        return True  # "Wells Fargo": a company that bears a person's name
     if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
         return True
     before = text[max(0, first.start - 8) : first.start]

@@ -1,0 +1,85 @@
+"""The words around a name count by their class (grammar/name_classes.tsv.gz), and companies
+that bear a person's name are not persons (``companies`` in grammar/name_model.yaml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrubber.detectors import MessageContext
+from scrubber.detectors.names.model import NameModelDetector, load_model, word_class
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+
+@pytest.fixture(scope="module")
+def detector() -> NameModelDetector:
+    return NameModelDetector(load_model())
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber(Policy(level=7))
+
+
+def persons(scrubber: Scrubber, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in scrubber.scrub(text).findings if f.entity == "PERSON"]
+
+
+def test_verbs_fall_in_few_classes_and_contractions_read_as_their_ending() -> None:
+    classes = load_model().classes
+    # Auxiliaries share a class, and so do verbs of saying: the model learns a class once.
+    assert word_class(classes, "is") == word_class(classes, "should") == word_class(classes, "will")
+    assert word_class(classes, "said") == word_class(classes, "says")
+    assert word_class(classes, "i'm") == word_class(classes, "i’m") == word_class(classes, "am")
+    assert word_class(classes, "doesn't") == word_class(classes, "n't") is not None
+    assert word_class(classes, "zzkqx") is None
+
+
+def test_a_neighbours_class_is_a_feature_only_when_spaces_part_them(detector: NameModelDetector) -> None:
+    text = "honestly tobias said so, then tobias: fine"
+    said = word_class(detector.model.classes, "said")
+    first, second = (c for c in detector.candidates(text) if text[c.start : c.end] == "tobias")
+    assert first.features.get(f"next_c{said}") == 1.0
+    assert not any(k.startswith("next_c") for k in second.features)
+
+
+# Written for these tests: lower-case and capitalised names in chat, announced by no phrase,
+# where the verb or contraction next to the name is what tells.
+FOUND = [
+    ("i think osei knows the answer", "osei"),
+    ("i'm torvald and i approve this message", "torvald"),
+    ("honestly tobias said he would bring the snacks", "tobias"),
+    ("ngl bertrand was carrying the whole team", "bertrand"),
+    ("Gretchen should really start a channel", "Gretchen"),
+    ("Where did Anneliese go?", "Anneliese"),
+]
+
+
+@pytest.mark.parametrize(("text", "name"), FOUND)
+def test_names_next_to_verbs(scrubber: Scrubber, text: str, name: str) -> None:
+    assert persons(scrubber, text) == [name]
+
+
+# The same contexts around words that are not names, and companies named after people.
+LEFT_ALONE = [
+    "i think python knows better",
+    "Docker should really start faster",
+    "lol the printer was right all along",
+    "why does the kettle keep clicking",
+    "I bank at Wells Fargo and nowhere else",
+    "She wore a Ralph Lauren shirt to the party",
+    "Morgan Stanley raised its forecast",
+    "my Honda keeps stalling",
+    "Grant Thornton needs the statements for the audit",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_ALONE)
+def test_look_alikes_in_the_same_contexts(scrubber: Scrubber, text: str) -> None:
+    assert persons(scrubber, text) == []
+
+
+def test_a_company_is_only_its_exact_name(detector: NameModelDetector) -> None:
+    # The company list rules out the run that is the company, not a person who shares a word.
+    found = [f for f in detector.detect("Harrison Ford called about the refund", MessageContext())]
+    assert [("Harrison Ford"[f.start : f.end]) for f in found] == ["Harrison Ford"]
