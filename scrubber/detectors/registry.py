@@ -25,10 +25,13 @@ def build_detectors(
     detectors: list[Detector] = []
     if rules:
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
-    if "PERSON" in entities and (root / "names.yaml").is_file():
-        detectors.append(NameDetector(load_names(root / "names.yaml"), timeout=regex_timeout))
-    if "PERSON" in entities and (root / "name_model.yaml").is_file():
-        detectors.append(NameModelDetector(load_model(root)))
+    person = "PERSON" in entities
+    names = load_names(root / "names.yaml") if person and (root / "names.yaml").is_file() else None
+    if names is not None:
+        detectors.append(NameDetector(names, timeout=regex_timeout))
+    if person and (root / "name_model.yaml").is_file():
+        endings = (names.lower_endings, names.agent_endings) if names is not None else ()
+        detectors.append(NameModelDetector(load_model(root), word_endings=endings))
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
             AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)

@@ -179,7 +179,9 @@ def test_lexical_bound_matches_the_features() -> None:
 
 
 def test_missing_context_is_a_rule_error(tmp_path: Path) -> None:
-    (tmp_path / "name_model.yaml").write_text("threshold: 0.6\nextend: 0.3\ncontext: {titles: [mr]}\n")
+    (tmp_path / "name_model.yaml").write_text(
+        "threshold: 0.6\nextend: 0.3\nlone_word_context: 0.5\ncontext: {titles: [mr]}\n"
+    )
     with pytest.raises(rulefile.RuleError, match="place_before"):
         load_model(tmp_path)
 
@@ -189,12 +191,12 @@ def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
     context = "context: {titles: [], place_before: [], person_before: [], dates: [], place_words: [],"
     context += " place_starts: [], companies: []}\n"
     (root / "name_weights.yaml").write_text("weights: {bias: 0.0}\n")
-    (root / "name_model.yaml").write_text("threshold: 0.2\nextend: 0.5\n" + context)
+    (root / "name_model.yaml").write_text("threshold: 0.2\nextend: 0.5\nlone_word_context: 0.5\n" + context)
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
         f.write("emma\t2.7\t1\t0\t1.2\t0.58\t0\n")
     with pytest.raises(rulefile.RuleError, match="extend <= threshold"):
         load_model(root)
-    (root / "name_model.yaml").write_text("threshold: 0.6\nextend: 0.3\n" + context)
+    (root / "name_model.yaml").write_text("threshold: 0.6\nextend: 0.3\nlone_word_context: 0.5\n" + context)
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
         f.write("emma\t2.7\t1\n")
     with pytest.raises(rulefile.RuleError, match="name lexicon"):

@@ -1,10 +1,15 @@
-"""The words around a name count by their class (grammar/name_classes.tsv.gz), and companies
+"""The words around a name count by their class (grammar/name_classes.tsv.gz); a lone word no
+list knows stands as a name when those classes say enough (``lone_word_context``); companies
 that bear a person's name are not persons (``companies`` in grammar/name_model.yaml)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from scrubber import rulefile
 from scrubber.detectors import MessageContext
 from scrubber.detectors.names.model import NameModelDetector, load_model, word_class
 from scrubber.dial import Policy
@@ -83,3 +88,42 @@ def test_a_company_is_only_its_exact_name(detector: NameModelDetector) -> None:
     # The company list rules out the run that is the company, not a person who shares a word.
     found = [f for f in detector.detect("Harrison Ford called about the refund", MessageContext())]
     assert [("Harrison Ford"[f.start : f.end]) for f in found] == ["Harrison Ford"]
+
+
+# A single word no list knows, supported only by the classes of its neighbours.
+LONE = [
+    ("Zvezdomir is hilarious in that clip", "Zvezdomir"),
+    ("i think kwabenaa knows", "kwabenaa"),
+]
+# The same support around words that are typos of ordinary words, words with an ordinary
+# ending, or ordinary words joined by a hyphen.
+LONE_LEFT_ALONE = [
+    "the wifi paassword is blue-lantern-42",
+    "my date of biirth is 05/06/1970",
+    "Descaling is every Friday",
+    "Frobnicator should be renamed",
+    "Auto-renew is ON for this plan",
+    "Back-off is set to five seconds",
+]
+
+
+@pytest.mark.parametrize(("text", "name"), LONE)
+def test_a_lone_unknown_word_with_a_verb_next_to_it(scrubber: Scrubber, text: str, name: str) -> None:
+    assert persons(scrubber, text) == [name]
+
+
+@pytest.mark.parametrize("text", LONE_LEFT_ALONE)
+def test_a_lone_word_that_reads_as_an_ordinary_one(scrubber: Scrubber, text: str) -> None:
+    assert persons(scrubber, text) == []
+
+
+def test_lone_words_need_other_support_when_the_setting_says_so(tmp_path: Path) -> None:
+    root = rulefile.grammar_dir()
+    for f in root.iterdir():
+        if f.is_file():
+            shutil.copy(f, tmp_path / f.name)
+    model = tmp_path / "name_model.yaml"
+    model.write_text(model.read_text().replace("lone_word_context: 0.5", "lone_word_context: .inf"))
+    strict = Scrubber(Policy(level=7), grammar_dir=tmp_path)
+    assert persons(strict, "Zvezdomir is hilarious in that clip") == []
+    assert persons(strict, "thanks Zvezdomir") == ["Zvezdomir"]

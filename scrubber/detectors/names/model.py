@@ -30,7 +30,7 @@ import re
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
+from scrubber.detectors.names.shapes import Endings
 from scrubber.findings import Finding, Spans
 from scrubber.masking import placeholders
 
@@ -212,6 +213,12 @@ def word_kind(word: str) -> str | None:
     return "low" if word.islower() else None
 
 
+def _lower_case(word: str, lexicon: Lexicon) -> bool:
+    """Whether a word is written in lower case more often than capitalised."""
+    entry = lexicon.get(word)
+    return lexicon.ordinary(word) if entry is None else entry.proper < 0
+
+
 def lexical(word: str, kind: str, lexicon: Lexicon, words: ContextWords) -> dict[str, float]:
     """The features of a word that do not depend on its context."""
     key = word.lower()
@@ -222,7 +229,8 @@ def lexical(word: str, kind: str, lexicon: Lexicon, words: ContextWords) -> dict
     if key in words.dates:
         f["month"] = 1.0
     if entry is None:
-        if lexicon.ordinary(key):
+        if lexicon.ordinary(key) or ("-" in key and all(_lower_case(p, lexicon) for p in key.split("-"))):
+            # Ordinary words joined by a hyphen are one too ("Auto-renew", "Back-off").
             f["ordinary"] = 1.0
         else:
             f["unknown"] = 1.0
@@ -276,10 +284,12 @@ class NameModel:
         threshold: float,
         extend: float,
         classes: Mapping[str, int] | None = None,
+        lone_context: float = math.inf,
     ) -> None:
         self.lexicon = lexicon
         self.words = words
         self.classes: Mapping[str, int] = classes or {}
+        self.lone_context = lone_context
         self.weights = dict(weights)
         self.threshold = threshold
         self.extend = extend
@@ -374,6 +384,7 @@ def _load_model(root: Path) -> NameModel:
     cfg = rulefile.load(path)
     try:
         threshold, extend = float(cfg["threshold"]), float(cfg["extend"])
+        lone_context = float(cfg["lone_word_context"])
         context = cfg["context"]
         words = ContextWords(**{k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -396,7 +407,15 @@ def _load_model(root: Path) -> NameModel:
         classes = read_classes(classes_path)
     except (OSError, ValueError, EOFError) as exc:
         raise rulefile.RuleError(classes_path, None, f"cannot read the word classes: {exc}") from exc
-    return NameModel(lexicon, words, weights, threshold=threshold, extend=extend, classes=classes)
+    return NameModel(
+        lexicon,
+        words,
+        weights,
+        threshold=threshold,
+        extend=extend,
+        classes=classes,
+        lone_context=lone_context,
+    )
 
 
 def read_classes(path: Path) -> dict[str, int]:
@@ -443,7 +462,7 @@ class NameModelDetector:
     name = "name_model"
     entities = frozenset({"PERSON"})
 
-    def __init__(self, model: NameModel) -> None:
+    def __init__(self, model: NameModel, *, word_endings: Sequence[Endings] = ()) -> None:
         self.model = model
         # Words already judged: seeds and the rest (see _seeds), each word's shape and whether
         # it can reach the lower bar (see _shape), and its lexical features. Most words of a stream recur, and
@@ -453,6 +472,9 @@ class NameModelDetector:
         self._shapes: dict[str, tuple[str | None, bool]] = {}
         # The features of a word that do not depend on its context (``lexical``).
         self._lexicals: dict[str, dict[str, float]] = {}
+        # Endings of ordinary words (names.yaml: "-ing", "-ly", "-ator" ...): a word no list
+        # knows that ends so is no name on its neighbours' word alone ("Descaling is ...").
+        self.word_endings = tuple(word_endings)
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
         found = self.find(text)
@@ -571,10 +593,27 @@ class NameModelDetector:
             i = b + 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
-            if a == b and not _supported(scored[a][0].features):
+            if a == b and not self._stands_alone(text, scored[a][0]):
                 continue
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
+
+    def _stands_alone(self, text: str, cand: Candidate) -> bool:
+        """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
+        noun: "Custmer", "Parcelwise", "Grüße"): a title, a person word or a possessive says
+        so, or the classes of the words around it add at least ``lone_context`` to its score
+        ("Oyelaran stated that", "i think kwame knows"), unless it is one slip away from an
+        ordinary word ("paassword is", "biirth is") or ends as ordinary words do ("Descaling
+        is", "Frobnicator should")."""
+        f = cand.features
+        if "unknown" not in f or not SUPPORT.isdisjoint(f):
+            return True
+        w = self.model.weights
+        lift = sum(w.get(k, 0.0) * v for k, v in f.items() if k.startswith(("prev_c", "next_c")))
+        if lift < self.model.lone_context:
+            return False
+        word = text[cand.start : cand.end].lower()
+        return not _slip_of(word, self.model.lexicon) and not any(e.end(word) for e in self.word_endings)
 
     def _line_candidates(self, text: str, a: int, b: int, *, only_relevant: bool) -> list[Candidate]:
         lex = self.model.lexicon
@@ -761,10 +800,19 @@ def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
 SUPPORT = frozenset({"title", "person_before", "possessive"})
 
 
-def _supported(features: Mapping[str, float]) -> bool:
-    """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
-    noun: "Custmer", "Parcelwise", "Grüße")."""
-    return "unknown" not in features or not SUPPORT.isdisjoint(features)
+# Shorter words are one slip away from too many ordinary words to tell anything.
+SLIP_SHORTEST = 5
+
+
+def _slip_of(word: str, lexicon: Lexicon) -> bool:
+    """Whether a lower-case word is an ordinary word with one letter too many or two letters
+    swapped ("paassword", "biirth", "wrold"); a letter missing ("adress") is not looked for."""
+    if len(word) < SLIP_SHORTEST:
+        return False
+    ordinary = lexicon.ordinary
+    return any(ordinary(word[:i] + word[i + 1 :]) for i in range(len(word))) or any(
+        ordinary(word[:i] + word[i + 1] + word[i] + word[i + 2 :]) for i in range(len(word) - 1)
+    )
 
 
 def _places(text: str, seeds: set[str]) -> Iterator[tuple[int, int]]:
