@@ -76,6 +76,8 @@ LEFT_ALONE = [
     "Morgan Stanley raised its forecast",
     "my Honda keeps stalling",
     "Grant Thornton needs the statements for the audit",
+    "Ben & Jerry's discontinued my favourite flavour",
+    "we only shop at Marks & Spencer now",
 ]
 
 

@@ -386,7 +386,10 @@ def _load_model(root: Path) -> NameModel:
         threshold, extend = float(cfg["threshold"]), float(cfg["extend"])
         lone_context = float(cfg["lone_word_context"])
         context = cfg["context"]
-        words = ContextWords(**{k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS})
+        lists = {k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS}
+        # A company's name is its words: "Ben & Jerry's" is "ben jerry", as _company_key reads it.
+        lists["companies"] = frozenset(" ".join(WORD.findall(c)) for c in lists["companies"])
+        words = ContextWords(**lists)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise rulefile.RuleError(path, None, f"malformed name model: missing or bad {exc}") from exc
     if not 0 < extend <= threshold < 1:
@@ -756,6 +759,23 @@ def _in_code(text: str, s: int, e: int) -> bool:
     return CODE_MARKS.search(text, a, b) is not None
 
 
+# A word joined to the run by an ampersand: "Ben & Jerry", "Marks & Spencer".
+AMPERSAND_BEFORE = re.compile(r"([^\W\d_]+) & $")
+AMPERSAND_AFTER = re.compile(r" & ([^\W\d_]+)")
+
+
+def _company_key(text: str, start: int, end: int) -> str:
+    """The run's words in lower case, with a word an ampersand joins to it on either side."""
+    words = WORD.findall(text, start, end)
+    before = AMPERSAND_BEFORE.search(text, max(0, start - 40), start)
+    after = AMPERSAND_AFTER.match(text, end)
+    if before:
+        words.insert(0, before.group(1))
+    if after:
+        words.append(after.group(1))
+    return " ".join(words).lower()
+
+
 def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: ContextWords) -> bool:
     """Whether a run of name words is a date, or the name of a place or a company: it is only
     weekdays and months, it begins with a
@@ -765,8 +785,8 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
     first = run[0][0]
     if all(text[c.start : c.end].lower() in cw.dates for c, _ in run):
         return True  # "Thu Mar", "June": a date
-    if " ".join(text[first.start : end].lower().split()) in cw.companies:
-        return True  # "Wells Fargo": a company that bears a person's name
+    if cw.companies and _company_key(text, first.start, end) in cw.companies:
+        return True  # "Wells Fargo", "Ben & Jerry's": a company that bears a person's name
     if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
         return True
     before = text[max(0, first.start - 8) : first.start]
