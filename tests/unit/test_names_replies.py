@@ -13,6 +13,7 @@ import pytest
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names, replies
+from scrubber.detectors.names.lines import lines_with
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +163,7 @@ def test_questions_and_attributions_are_found_line_by_line_as_over_the_whole_tex
         whole = [m.span() for m in lex.wrote.finditer(text)]
         lined = [
             m.span()
-            for a, b in replies._lines_with(lex.wrote_gate, text)
+            for a, b in lines_with(replies._any_of(lex.wrote_gate), text)
             for m in lex.wrote.finditer(text, a, b)
         ]
         assert lined == whole, text

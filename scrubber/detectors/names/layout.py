@@ -12,7 +12,7 @@ import regex
 
 from scrubber.detectors.names.anchors import Candidate, matches
 from scrubber.detectors.names.lexicon import NameLexicon
-from scrubber.detectors.names.lines import has_digit, line_opened_by, next_line, skip, skip_space
+from scrubber.detectors.names.lines import has_digit, line_opened_by, lines_with, next_line, skip, skip_space
 from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import SEPARATORS, may_start, role, shaped
 
@@ -120,14 +120,7 @@ def display_names(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candi
             for s, e in m.spans("n"):
                 yield s, e, "display"
         return
-    end = -1
-    for hint in _DISPLAY_HINT.finditer(text):
-        if hint.start() < end:
-            continue  # on the line just read
-        start = text.rfind("\n", 0, hint.start()) + 1
-        end = text.find("\n", hint.end())
-        if end < 0:
-            end = len(text)
+    for start, end in lines_with(_DISPLAY_HINT, text):
         for m in lex.display.finditer(text, start, end, timeout=timeout):
             for s, e in m.spans("n"):
                 yield s, e, "display"

@@ -3,6 +3,9 @@ without capitals. Plain index arithmetic, shared by every part of the name detec
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import regex
 
 # A chat speaker's label at the start of a line: "Agent:", "[10:42] Priya Shah:", "> customer:".
@@ -100,3 +103,17 @@ def line_opened_by(text: str, p: int) -> int:
             return -1
         k -= 1
     return k + 1
+
+
+def lines_with(hint: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """Start and end of each line of ``text`` where ``hint`` matches (its matches hold no line
+    break), in order, each line once: the lines worth a costlier search."""
+    end = -1
+    for m in hint.finditer(text):
+        if m.start() < end:
+            continue  # on the line just given
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        if end < 0:
+            end = len(text)
+        yield start, end

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
+from scrubber.detectors.cues import with_slips
 from scrubber.detectors.names.shapes import Endings
 from scrubber.findings import Finding, Spans
 from scrubber.masking import placeholders
@@ -820,19 +821,11 @@ def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
 SUPPORT = frozenset({"title", "person_before", "possessive"})
 
 
-# Shorter words are one slip away from too many ordinary words to tell anything.
-SLIP_SHORTEST = 5
-
-
 def _slip_of(word: str, lexicon: Lexicon) -> bool:
     """Whether a lower-case word is an ordinary word with one letter too many or two letters
-    swapped ("paassword", "biirth", "wrold"); a letter missing ("adress") is not looked for."""
-    if len(word) < SLIP_SHORTEST:
-        return False
-    ordinary = lexicon.ordinary
-    return any(ordinary(word[:i] + word[i + 1 :]) for i in range(len(word))) or any(
-        ordinary(word[:i] + word[i + 1] + word[i] + word[i + 2 :]) for i in range(len(word) - 1)
-    )
+    swapped ("paassword", "biirth", "wrold"): the cue words' typing slips, read the other way
+    (a letter missing, "adress", is not looked for)."""
+    return any(lexicon.ordinary(w) for w in with_slips([word]) if w != word)
 
 
 def _places(text: str, seeds: set[str]) -> Iterator[tuple[int, int]]:

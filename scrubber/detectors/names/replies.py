@@ -12,7 +12,7 @@ import regex
 
 from scrubber.detectors.names.anchors import Candidate
 from scrubber.detectors.names.lexicon import NameLexicon
-from scrubber.detectors.names.lines import next_line, speaker
+from scrubber.detectors.names.lines import lines_with, next_line, speaker
 from scrubber.detectors.names.shapes import CASED_WORD, INITIAL, shaped, trim, uncommon
 
 
@@ -64,26 +64,13 @@ def _asked(lex: NameLexicon, text: str, timeout: float) -> Iterator[regex.Match[
     if len(low) != len(text):  # a character changed length ("İ"): offsets would drift
         yield from lex.asks.finditer(text, timeout=timeout)
         return
-    for start, end in _lines_with(lex.ask_gate, low):
+    for start, end in lines_with(_any_of(lex.ask_gate), low):
         yield from lex.asks.finditer(text, start, end, timeout=timeout)
-
-
-def _lines_with(pieces: tuple[str, ...], text: str) -> Iterator[tuple[int, int]]:
-    """Start and end of each line of ``text`` that holds one of ``pieces`` (none holds a line
-    break), in order: one search in C for all of them."""
-    end = -1
-    for piece in _any_of(pieces).finditer(text):
-        if piece.start() < end:
-            continue  # on the line just given
-        start = text.rfind("\n", 0, piece.start()) + 1
-        end = text.find("\n", piece.end())
-        if end < 0:
-            end = len(text)
-        yield start, end
 
 
 @functools.lru_cache(maxsize=8)
 def _any_of(pieces: tuple[str, ...]) -> re.Pattern[str]:
+    """One search in C for all of ``pieces`` (none holds a line break)."""
     return re.compile("|".join(map(re.escape, pieces)))
 
 
@@ -91,7 +78,7 @@ def wrote(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
     "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:".
     The verb stands on one line and holds one of ``lex.wrote_gate``: only those lines are read."""
-    verbs = (m for a, b in _lines_with(lex.wrote_gate, text) for m in lex.wrote.finditer(text, a, b))
+    verbs = (m for a, b in lines_with(_any_of(lex.wrote_gate), text) for m in lex.wrote.finditer(text, a, b))
     for m in verbs:
         s = text.rfind("\n", 0, m.start()) + 1
         if m.group("after") is not None:
