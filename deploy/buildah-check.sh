@@ -10,8 +10,10 @@ export STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 
-# Debian's python3 is 3.11 on bookworm, as in the slim image; python-is-python3 gives `python`.
-debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,python-is-python3,ca-certificates \
+# Debian's python3 is 3.11 on bookworm, as in the slim image; python-is-python3 gives `python`;
+# python3-dev gives the headers the slim image has, for the compiled build.
+debootstrap --variant=minbase \
+  --include=python3,python3-venv,python3-pip,python3-dev,python-is-python3,ca-certificates \
   bookworm "$root" >/dev/null
 # A machine behind a TLS-inspecting proxy needs its CA inside the build too.
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"

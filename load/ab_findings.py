@@ -3,6 +3,7 @@
     git archive HEAD | (mkdir -p /tmp/base && tar -x -C /tmp/base)   # the "before" tree
     .venv/bin/python -m load.ab_findings --base /tmp/base              # compare with this tree
     .venv/bin/python -m load.ab_findings --base /tmp/base --time-only  # speed only
+    .venv/bin/python -m load.ab_findings --base /tmp/base --findings-only  # findings only (faster)
 
 Each tree runs in a child process of its own (``PYTHONPATH`` points at it), alternating
 before/after so that both see the same machine. Every child scrubs the same corpus at level 7
@@ -69,12 +70,14 @@ def corpus() -> dict[str, list[str]]:
 
 
 def child(repeat: int, time_only: bool) -> None:
-    """Runs inside one tree: prints one JSON object (findings and times)."""
+    """Runs inside one tree: prints one JSON object (findings and times; ``repeat`` 0: no times)."""
     from scrubber.dial import Policy
     from scrubber.engine import Scrubber, ScrubError
 
     full = Scrubber(Policy(level=7))
     engines = {"all": full} | {d.name: Scrubber(Policy(level=7), detectors=[d]) for d in full.detectors}
+    if not repeat:
+        engines = {}
     data = corpus()
     times: dict[str, dict[str, float]] = {}
     for ename, eng in engines.items():
@@ -115,6 +118,20 @@ def run_tree(tree: Path, repeat: int, time_only: bool) -> dict[str, object]:
     return result
 
 
+def _print_times(best: dict[str, dict[str, dict[str, float]]]) -> None:
+    """The times table: µs per message per detector and stream, before and after."""
+    streams = list(next(iter(best["before"].values())))
+    print(f"{'detector':10} {'stream':9} {'before us':>10} {'after us':>10} {'ratio':>6}")
+    # A detector only one tree has (one added or removed) gets a row with the other side empty.
+    detectors = list(best["before"]) + [d for d in best["after"] if d not in best["before"]]
+    for det in detectors:
+        for s in streams:
+            b = best["before"].get(det, {}).get(s, float("nan"))
+            a = best["after"].get(det, {}).get(s, float("nan"))
+            ratio = f"{b / a:6.2f}x" if a == a and b == b and a else "     -"
+            print(f"{det:10} {s:9} {b:10.1f} {a:10.1f} {ratio}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ab_findings", description=__doc__.split("\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="the 'before' tree (a checkout)")
@@ -122,7 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="before/after pairs; best time kept")
     ap.add_argument("--time-only", action="store_true")
+    ap.add_argument("--findings-only", action="store_true", help="compare findings, time nothing")
     args = ap.parse_args(argv)
+    if args.findings_only:
+        args.repeat, args.rounds = 0, 1
     runs: dict[str, list[dict[str, object]]] = {"before": [], "after": []}
     for _ in range(args.rounds):
         runs["before"].append(run_tree(args.base.resolve(), args.repeat, args.time_only))
@@ -136,16 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for stream, us in per.items():
                     slot = best.setdefault(side, {}).setdefault(det, {})
                     slot[stream] = min(us, slot.get(stream, float("inf")))
-    streams = list(next(iter(best["before"].values())))
-    print(f"{'detector':10} {'stream':9} {'before us':>10} {'after us':>10} {'ratio':>6}")
-    # A detector only one tree has (one added or removed) gets a row with the other side empty.
-    detectors = list(best["before"]) + [d for d in best["after"] if d not in best["before"]]
-    for det in detectors:
-        for s in streams:
-            b = best["before"].get(det, {}).get(s, float("nan"))
-            a = best["after"].get(det, {}).get(s, float("nan"))
-            ratio = f"{b / a:6.2f}x" if a == a and b == b and a else "     -"
-            print(f"{det:10} {s:9} {b:10.1f} {a:10.1f} {ratio}")
+    if best:
+        _print_times(best)
     if args.time_only:
         return 0
     before, after = runs["before"][0]["findings"], runs["after"][0]["findings"]

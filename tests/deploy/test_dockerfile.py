@@ -43,5 +43,5 @@ def test_the_build_stage_copies_what_the_wheel_is_built_from_and_installs_the_wh
     build = text.split("\nFROM ", 2)[1]
     copied = {src for line in re.findall(r"^COPY (?!--from)(.+)$", build, re.M) for src in line.split()[:-1]}
     assert copied == set(SOURCES)
-    assert "pip wheel . --no-deps -w /wheels" in build
+    assert "SCRUBBER_MYPYC=1 python -m pip wheel . --no-deps -w /wheels" in build
     assert "pip install /wheels/scrubber-*.whl" in build

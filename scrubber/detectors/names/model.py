@@ -138,7 +138,9 @@ class Lexicon:
 
     def with_codes(self, names: dict[str, int]) -> Lexicon:
         """The same ordinary words, with ``names`` as the table of name-like words."""
-        other = Lexicon.__new__(Lexicon)
+        # Made empty, then given this one's ordinary words: a class compiled by mypyc (release
+        # builds) cannot be made with ``__new__`` alone, it runs ``__init__``.
+        other = Lexicon({}, [])
         other.names, other._fast, other._sums = names, self._fast, self._sums
         return other
 

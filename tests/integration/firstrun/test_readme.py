@@ -59,6 +59,11 @@ MIRRORED = {
         "tests/integration/observability/test_live.py",
         "test_the_readmes_metrics_command_lists_scrubbers_own_series",
     ),
+    # The compiled release build: its test builds it once, with this command, and compares it.
+    "SCRUBBER_MYPYC=1 .venv/bin/pip wheel . --no-deps -w dist": (
+        "tests/integration/firstrun/test_compiled_wheel.py",
+        'RELEASE_BUILD = "SCRUBBER_MYPYC=1 .venv/bin/pip wheel . --no-deps -w dist"',
+    ),
     "docker push registry.example.com/platform/scrubber:0.1.0": (
         "tests/deploy/test_dockerfile.py",
         "test_the_readmes_build_and_push_commands_are_the_dockerfiles",

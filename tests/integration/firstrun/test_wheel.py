@@ -16,7 +16,7 @@ from typing import Any
 from tests.conftest import REPO
 
 # What the Dockerfile copies into its build stage too: the wheel is built from these alone.
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "scrubber", "grammar")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "build_backend", "scrubber", "grammar")
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 900) -> str:
