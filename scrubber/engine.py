@@ -30,9 +30,11 @@ FIND_BUDGET = 2_000_000
 _WORD = re.compile(r"[^\W_]+")
 # A message through every detector family, the grammar's parser included (its last sentence has
 # a value no cue next to it explains): what detectors load on first use, warm_up loads.
+# Its last sentence needs the parser: no cue stands right by 6789, and the cue is more words
+# before it than the grammar reads without the tree (sentences._ANNOUNCED_WORDS).
 WARM_UP = (
     "Hi, my name is Jane Roe; call 415-555-0142 or mail jane@example.com. "
-    "The last four digits of the social security number I gave you were 6789."
+    "The last four digits of the social security number that I gave you yesterday afternoon were 6789."
 )
 
 

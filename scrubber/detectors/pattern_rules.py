@@ -62,7 +62,7 @@ _LINEAR = {
     "us_ssn_plain": ("d40a01280919", "[0-9]", ANY_LENGTH),
     "phone": ("44a8b4bf8f60", "[+(0-9]", ANY_LENGTH),
     "phone_cued": ("44a8b4bf8f60", "[+(0-9]", ANY_LENGTH),
-    "us_zip_after_state": ("e92f133706c3", "[A-Z,]", ANY_LENGTH),
+    "us_zip_after_state": ("5380d5db125b", "[A-Z,]", ANY_LENGTH),
     "us_zip4": ("7d76cef2e7e8", "[0-9]", TWIN_MAX_CHARS),
     "us_zip_cued": ("370c25015255", "[0-9]", ANY_LENGTH),
     "postcode": ("2c7d3bcd32ab", "[A-Z]", TWIN_MAX_CHARS),
@@ -86,8 +86,8 @@ _NEEDS = {
     # A two-letter state code (capitals, or any case after a comma), a comma maybe, 1-3 blanks,
     # then the five digits of the value; the match starts where this does.
     "us_zip_after_state": (
-        "e92f133706c3",
-        r"[A-Z,](?:(?<=[A-Z])[A-Z]|(?<=,)[ \t]?[A-Za-z]{2}),?[ \t]{1,3}[0-9]{5}",
+        "5380d5db125b",
+        r"[A-Z,](?:(?<=[A-Z])[A-Z]|(?<=,)[ \t]?[A-Za-z]{2}),?[ \t]{1,3}[0-9](?:[0-9]{4}|(?: [0-9]){4})",
         0,
     ),
     # The value itself (both shapes), without what is around it.

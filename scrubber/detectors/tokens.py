@@ -39,6 +39,7 @@ _EXT = frozenset({"ext", "ext.", "extension", "x"})
 # What may stand between groups of spelled digits: "five one three, six four nine",
 # "four one five - five five five".
 _SPELLED_GAP = frozenset({",", "-", "–", "—"})
+_DASHES = frozenset({"-", "–", "—"})
 # A word of letters and at least three digits, five characters or more: an identifier
 # ("D1234567"), not "web-2" or "5pm".
 _ALNUM = regex.compile(r"(?=(?:[^\d]*\d){3})(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?<=.{5})")
@@ -299,6 +300,29 @@ def _spelled(t: str) -> str | None:
     return SPELLED.get(t.lower()) if len(t) <= 5 else None
 
 
+def _one_digit_after_gap(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> bool:
+    """Whether ``tokens[at]`` is a dash between digits said one by one: a digit, typed or
+    spelled, follows it. Not a comma: "options 1, 2, 3, 4" is a list."""
+    if tokens[at].text not in _DASHES or at + 1 >= len(tokens) or at + 1 in stop:
+        return False
+    nxt = tokens[at + 1].text
+    return (len(nxt) == 1 and nxt.isdigit() and nxt.isascii()) or _spelled(nxt) is not None
+
+
+def _spelled_run(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> str | None:
+    """The digits of three or more spelled digits in a row from ``tokens[at]``, with spaces
+    between them: what a typed group may go on with ("415 six two eight"). Fewer are words."""
+    digits = ""
+    k = at
+    while k < len(tokens) and k not in stop and len(digits) < 15:
+        one = _spelled(tokens[k].text)
+        if one is None or (k > at and not tokens[k - 1].space):
+            break
+        digits += one
+        k += 1
+    return digits if len(digits) >= 3 else None
+
+
 def values(
     tokens: Sequence[Token],
     skip: frozenset[int] = frozenset(),
@@ -350,11 +374,24 @@ def values(
             single, spelled = len(digits) == 1, False
             while j + 1 < n and j + 1 not in skip and j + 1 not in breaks and len(digits) < 19:
                 more = _number(tokens[j + 1].text)
-                if more is None and single and not masked:
-                    more = _spelled(tokens[j + 1].text)
+                if more is None and not masked:
+                    if single:
+                        more = _spelled(tokens[j + 1].text)
+                        if more is None and _one_digit_after_gap(tokens, j + 1, skip | breaks):
+                            # Digits said one by one, in groups: "1 1 4 - 1 2 - 6 1 4 3".
+                            j += 1
+                            continue
+                    else:
+                        # Groups typed, the rest said: "+1 212 four four eight oh nine one two".
+                        more = _spelled_run(tokens, j + 1, skip | breaks)
                     spelled = spelled or more is not None
                 if more is None or not tokens[j].space:
                     break
+                if len(more) > 1 and spelled and not _number(tokens[j + 1].text):
+                    digits += more
+                    j += len(more)
+                    single = False
+                    continue
                 single = single and len(more) == 1
                 digits += more
                 j += 1

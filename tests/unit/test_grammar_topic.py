@@ -1,8 +1,9 @@
-"""A fragment whose kind is named in the sentence before: "I have two cards on file. The one
-ending in 7617 was declined." The fragment's own sentence has a qualifier right before the value
-and a word that points back ("one", "it", "its", "the") or nothing before the qualifier; the
-sentence right before names one kind of value. Look-alikes: a noun that says what ends ("offer
-ends 2025"), a qualifier that counts something else, two kinds named before."""
+"""A fragment whose kind is named before: "I have two cards on file. The one ending in 7617
+was declined." The fragment's own sentence has a qualifier right before the value and a word
+that points back ("one", "it", "its", "the") or nothing before the qualifier; the last
+sentence with an entity cue, on the same line or one of the three above, names one kind.
+Look-alikes: a noun that says what ends ("offer ends 2025"), a qualifier that counts something
+else, two kinds named before, a kind named too far back."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def _marked(text: str) -> tuple[str, str]:
 POSITIVE = [
     ("CREDIT_CARD", "I have two cards on file. The one ending in [[7617]] was declined."),
     ("CREDIT_CARD", "I have two cards on file.\nThe one ending in [[7617]] was declined."),
+    # Sentences that name nothing may stand between, on the next lines (carry_lines).
+    ("CREDIT_CARD", "I have two cards on file.\n\nThe one ending in [[7617]] was declined."),
+    (
+        "CREDIT_CARD",
+        "I added a new visa on Monday. Thanks for waiting. Please bill the new one ending [[3309]].",
+    ),
     ("CREDIT_CARD", "Two debit cards are linked to it. Only the one that ends in [[6603]] is active."),
     ("CREDIT_CARD", "I lost my credit card on the train. Its last four digits are [[7732]]."),
     ("CREDIT_CARD", "My wife's Mastercard got cloned last week on holiday. The one ending [[4419]]."),
@@ -77,8 +84,9 @@ NEGATIVE = [
     "My phone battery died. The last 4 hours were rough, I got to bed at 0230.",
     # Two kinds named before: which one?
     "I updated the phone number on my card. The one ending 4410 is new.",
-    # Not the sentence right before.
-    "I have two cards on file.\n\nThe one ending in 7617 was declined.",
+    # Named too far back: more than ``carry_lines`` (3) lines above.
+    "I have two cards on file.\nThanks for the quick reply.\nWe moved last month.\nThe kids are fine."
+    "\nThe one ending in 7617 was declined.",
 ]
 
 

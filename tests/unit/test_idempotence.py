@@ -16,7 +16,12 @@ from scrubber.dial import ENTITIES, Policy
 from scrubber.engine import Scrubber
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-CORPORA = [*sorted((DATA / "corpora").glob("inhouse-*.jsonl")), DATA / "probes.jsonl", DATA / "numbers.jsonl"]
+CORPORA = [
+    *sorted((DATA / "corpora").glob("inhouse-*.jsonl")),
+    DATA / "corpora" / "dialogue-partials.jsonl",
+    DATA / "probes.jsonl",
+    DATA / "numbers.jsonl",
+]
 
 
 @cache

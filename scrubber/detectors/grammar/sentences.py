@@ -50,6 +50,16 @@ _REQUEST_WORDS = re.compile(
     r"|what(?:'s|s| is| was)|(?:can|could|may) (?:i|we) (?:get|have|take))\b",
     re.IGNORECASE,
 )
+# A reply that points back at a value named before ("no, bill the one ending 2276 instead")
+# may be this many times as long as other replies: the pointer and qualifier say enough.
+_POINTED_ROOM = 2
+# A question of at most this many words (a speaker's label included) may ask for more of
+# what was just given ("Agent: and the rest?"); a longer one asks something new.
+_AGAIN_WORDS = 7
+# Where a label that scrubbing writes ("[US_SSN]", "<US_SSN:1a2b3c4d>") starts.
+_OPENERS = frozenset({"[", "<"})
+# At most this many words between a qualified cue and a value it names from afar (_announced).
+_ANNOUNCED_WORDS = 6
 _ABBREVIATIONS = frozenset({"mr.", "mrs.", "ms.", "dr.", "st.", "apt.", "no.", "ste.", "e.g.", "i.e.", "vs."})
 
 
@@ -150,9 +160,9 @@ class SentenceReader:
         found: list[Sentence] = []
         replies: list[Reply] = []
         request: tuple[int, Request] | None = None  # the last request and its line
-        # The sentence before, if it has an entity cue (its span and cues), for a fragment with
-        # no entity cue of its own (see _topic).
-        topic: tuple[int, int, list[CueHit]] | None = None
+        # The last sentence with an entity cue (its span, cues and line), for a fragment with no
+        # entity cue of its own on one of the next ``carry_lines`` lines (see _topic).
+        topic: tuple[int, int, list[CueHit], int] | None = None
         # Where a sentence may start to matter: a cue that lets it in, or a masked value. A
         # line with neither, and no request before it, is passed over unsplit.
         triggers = [c.start for c in hits if c.lists & g.gate_lists]
@@ -179,7 +189,9 @@ class SentenceReader:
                     local += 1
                 mine = hits[h:local]
                 back, prev = prev, ((s, e) if not mine and request is None else None)
-                before, topic = topic, ((s, e, mine) if any(c.lists & g.entity_lists for c in mine) else None)
+                before = topic if topic is not None and line_no - topic[3] <= g.carry_lines else None
+                if any(c.lists & g.entity_lists for c in mine):
+                    topic = (s, e, mine, line_no)
                 gated = any(c.lists & g.gate_lists for c in mine)
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
@@ -187,7 +199,8 @@ class SentenceReader:
                     if request is None and self._idle(text, mine, s, e):
                         continue
                     number = number_like(text, s, e)
-                    if not (gated or number):
+                    # A question with no cue may still ask for more of what was asked (_again).
+                    if not (gated or number or (request is not None and text[s:e].rstrip().endswith("?"))):
                         continue
                 elif self.masked_only(text, s, e):
                     number = True
@@ -218,6 +231,11 @@ class SentenceReader:
                         self._named_back(text, index, line_no, back, cues, replies)
                         continue
                     asked = self._asked(cues, question)
+                    # "And the rest?", "What's your IBAN? Just the last four is fine.": more of
+                    # the same; "and the order number?": something else.
+                    if asked is None and request is not None and (question or qualified_only(cues)):
+                        asked, ends = self._again(tokens, cues, request[1])
+                        request = None if ends else request
                     # A value an earlier scrub masked was given: "use [PHONE_NUMBER]" asks nothing.
                     if asked is not None and g.carry_lines and not placeholders(text[s:e]):
                         request = (line_no, asked)
@@ -227,11 +245,13 @@ class SentenceReader:
                 if request is not None and self._reply(sentence):
                     asked = request[1]
                     # "it's the one ending 4668": a qualifier in the reply makes it a fragment.
-                    replies.append(Reply(asked.fragment or qualified, vals[0], asked.cue))
+                    replies.extend(Reply(asked.fragment or qualified, v, asked.cue) for v in vals)
                     continue
-                if before is not None and qualified and self._reply(sentence) and self._points_back(sentence):
-                    named = self._topic(text, before, s)
-                    if named is not None:
+                if before is not None and qualified and len(vals) == 1 and self._points_back(sentence):
+                    named = self._topic(text, before)
+                    # Cues of the kind named before may stand in it: "the one ending 7731, keep
+                    # the other card".
+                    if named is not None and self._reply(sentence, _POINTED_ROOM, named.lists):
                         replies.append(Reply(True, vals[0], named))
                         continue
                 found.append(sentence)
@@ -255,16 +275,14 @@ class SentenceReader:
             at -= 1
         return at < 0 or tokens[at].text.lower() in pointers
 
-    def _topic(self, text: str, before: tuple[int, int, list[CueHit]], start: int) -> Cue | None:
+    def _topic(self, text: str, before: tuple[int, int, list[CueHit], int]) -> Cue | None:
         """The entity cue that names a fragment in a sentence with none of its own, from the
-        sentence right before it: "I have two cards on file. The one ending in 7617 was
-        declined.", "My social was stolen last year. The last four are 4471." The sentence
-        before must end where this one starts, blanks and one line break aside, and name one
-        kind of value: with none, or two, the fragment's kind is anyone's guess."""
-        s, e, hits = before
-        gap = text[e:start]
-        if gap.strip() or gap.count("\n") > 1:
-            return None
+        last sentence with an entity cue, on the same line or one of the ``carry_lines`` lines
+        above: "I have two cards on file. The one ending in 7617 was declined.", "My social was
+        stolen last year. The last four are 4471.", or in a transcript "Rep: I see two cards
+        on file. Which one goes?" then "Member: the one that ends in 8093". That sentence
+        must name one kind of value: with two, the fragment's kind is anyone's guess."""
+        s, e, hits, _ = before
         g = self.grammar
         cues = self._cues(text, hits, tokenize(text, s, e))
         named = [c for c in cues if c.lists & g.entity_lists and not c.qualifier]
@@ -289,7 +307,7 @@ class SentenceReader:
         tokens = tokenize(text, *span)
         vals = values(tokens, frozenset(), alnum=self._alnum)
         if vals and self._reply(Sentence(index, line_no, tokens, [], vals, False)):
-            replies.append(Reply(named.fragment, vals[0], named.cue))
+            replies.extend(Reply(named.fragment, v, named.cue) for v in vals)
 
     def _idle(self, text: str, hits: Sequence[CueHit], start: int, end: int) -> bool:
         """Whether a sentence can neither yield a finding nor ask for a value, untokenized.
@@ -358,6 +376,24 @@ class SentenceReader:
                 i += 1
             c.labelled = i < len(tokens) and tokens[i].start in starts
 
+    def _again(
+        self, tokens: Sequence[Token], cues: Sequence[Cue], asked: Request
+    ) -> tuple[Request | None, bool]:
+        """What a question (or a sentence of qualifiers) with no entity cue asks while
+        ``asked`` holds, and whether it ends it: a short one asks for more of the same ("And
+        the rest?", "the last two?", "Could you try again?"), a fragment if it has a
+        qualifier; one with a cue that claims a value asks for something else ("and the
+        order number?") and ends the request; a longer one leaves it as it is.
+
+        Neither depends on the replies given, so a text scrubbed once, whose replies are
+        labels, reads the same."""
+        claimers = self.grammar.blockers | self.grammar.entity_lists
+        if any(c.lists & claimers for c in cues):
+            return None, True
+        if sum(1 for t in tokens if t.text[0].isalnum()) > _AGAIN_WORDS:
+            return None, False
+        return Request(asked.cue, asked.fragment or any(c.qualifier for c in cues)), False
+
     def _asked(self, cues: Sequence[Cue], question: bool) -> Request | None:
         """What a sentence without a value asks for: "the last four of your SSN", "your zip?".
 
@@ -374,17 +410,23 @@ class SentenceReader:
         cue = min(named, key=lambda c: min(abs(c.first - q.first) for q in quals))
         return Request(cue, True)
 
-    def _reply(self, s: Sentence) -> bool:
-        """A reply: short, with one number in it and no cue of its own (a speaker's label that
-        happens to be a cue word, "Client: 0262", names no value, nor does a qualifier alone,
-        "it's the one ending 4668": they do not count)."""
+    def _reply(self, s: Sentence, room: int = 1, kinds: frozenset[str] = frozenset()) -> bool:
+        """A reply: short (``room`` times ``carry_max_tokens``), with one number in it (said
+        once, or said and typed: "nine one seven, four four two ... I mean 917-442-...") and no
+        cue of its own (a speaker's label that happens to be a cue word, "Client: 0262", names
+        no value, nor does a qualifier alone, "it's the one ending 4668": they do not count,
+        nor do cues of the entity lists ``kinds``, those of the value asked for)."""
         named = self.grammar.entity_lists
-        if len(s.values) != 1:
+        first = s.values[0]
+        if any(v.digits != first.digits for v in s.values[1:]):
             return False
-        v = s.values[0]
         # The value's own words do not make a reply long ("four one one one, one one one one, ...").
-        return len(s.tokens) - (v.last - v.first) <= self.grammar.carry_max_tokens and all(
-            self._label(s, c) or (c.qualifier and not c.lists & named) for c in s.cues
+        words = len(s.tokens) - sum(v.last - v.first for v in s.values)
+        return words <= room * self.grammar.carry_max_tokens and all(
+            self._label(s, c)
+            or (c.qualifier and not c.lists & named)
+            or (kinds and c.lists & named and not c.lists - kinds)
+            for c in s.cues
         )
 
     def _label(self, s: Sentence, c: Cue) -> bool:
@@ -446,6 +488,9 @@ class SentenceReader:
                 (claim, penalty), crossed = claims[k - 1], reads[k - 1]
             elif claim is None:
                 crossed = []
+                # With a label an earlier scrub wrote in it, the sentence had another value.
+                if len(s.values) == 1 and qualified and not any(t.text in _OPENERS for t in s.tokens):
+                    claim, penalty = self._announced(s, v, crossed, naming), PARSE_PENALTY
             elif qualified:
                 # The claim itself, or a qualifier in its word ("card_last4"), is read too.
                 first, last = claim.first, claim.last
@@ -464,6 +509,51 @@ class SentenceReader:
                     if not any(c.qualifier and k in readers.get(id(c), (k,)) for c in s.cues)
                 )
         return claims
+
+    def _announced(self, s: Sentence, v: Value, crossed: list[Cue], naming: set[int]) -> Cue | None:
+        """The entity cue that a qualifier makes a fragment's name a few words before the lone
+        value of a sentence: "the last 4 of my social so I typed 3481", "I entered my card's
+        last four, and it said 0917 was wrong". No cue of any list may stand between them (a
+        blocker claims the value: "the last four of my card and 30 minutes later"), and at
+        most ``_ANNOUNCED_WORDS`` words; the tree often joins such a value to a verb three or
+        more arcs away from the cue."""
+        g = self.grammar
+        cue_at = self._cue_at(s)
+        i, words = v.first - 1, 0
+        while i >= 0:
+            cue = cue_at.get(i)
+            if cue is not None:
+                if not cue.lists & g.entity_lists or id(cue) in naming or cue.labelled:
+                    return None
+                qualifier = self._qualifier_by(s, cue)
+                if qualifier is None:
+                    return None
+                crossed.append(qualifier)
+                return cue
+            words += 1
+            if words > _ANNOUNCED_WORDS:
+                return None
+            i -= 1
+        return None
+
+    def _qualifier_by(self, s: Sentence, cue: Cue) -> Cue | None:
+        """The qualifier that ``cue`` is part of or stands by (``links`` words between, either
+        side): "last 4 of my ssn", "my social's last four", "card_last4"."""
+        if cue.qualifier:
+            return cue
+        cue_at, links = self._cue_at(s), self.grammar.links
+        for step, edge in ((-1, cue.first - 1), (1, cue.last + 1)):
+            i = edge
+            while 0 <= i < len(s.tokens):
+                near = cue_at.get(i)
+                if near is not None:
+                    if near.qualifier:
+                        return near
+                    break
+                if s.tokens[i].text.lower() not in links:
+                    break
+                i += step
+        return None
 
     def _joined(self, s: Sentence, before: Value, v: Value) -> bool:
         """Whether only "and", "or" and commas stand between two values ("4242 or 5678")."""
@@ -528,6 +618,11 @@ class SentenceReader:
                 return None
             i += 1
         return None
+
+
+def qualified_only(cues: Sequence[Cue]) -> bool:
+    """Whether a sentence's cues are qualifiers, one at least, and nothing else."""
+    return bool(cues) and all(c.qualifier for c in cues)
 
 
 def qualifies(s: Sentence, v: Value) -> bool:

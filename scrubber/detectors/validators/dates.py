@@ -113,6 +113,18 @@ _ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, start=1)}
 _ORDINALS.update({"twenty" + w: 20 + i for w, i in list(_ORDINALS.items()) if i < 10})
 _ORDINALS.update({"thirtieth": 30, "thirtyfirst": 31})
 _TENS_GLUE = re.compile(r"\b(twenty|thirty)[\s-]+(?=[a-z])")
+# A year said in words at a date's end: "eighty-eight", "nineteen seventy nine" (read as
+# "88", "79": two digits, as "'88" is).
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SPOKEN_YEAR = re.compile(rf"(?:nineteen[\s-]+)?\b({'|'.join(_TENS)})(?:[\s-]+({'|'.join(_UNITS)}))?$")
+
+
+def _spoken_year(m: re.Match[str]) -> str:
+    tens = _TENS.index(m[1]) + 2
+    return f"{tens}{_UNITS.index(m[2]) + 1 if m[2] else 0}"
+
+
 # What a date's parts are separated by once its month is a word: blanks, punctuation, "of".
 _DATE_SEPARATORS = re.compile(r"(?:[\s,./'-]|\b(?:of|de|del)\b)+")
 
@@ -166,7 +178,7 @@ def date(value: str, memo: Memo) -> int:
         core = value[:10]
     if not core.replace("/", "").replace("-", "").replace(".", "").isdigit():
         # A month's name: "04-jul-1976", "4/july/76", "Mar. 3 '85", "the twelfth of may, 1990".
-        v = _TENS_GLUE.sub(r"\1", core.lower())
+        v = _TENS_GLUE.sub(r"\1", _SPOKEN_YEAR.sub(_spoken_year, core.lower()))
         words = [w for w in _DATE_SEPARATORS.split(v) if w]
         if len(words) == 2:
             month, year = _month(words[0]), _year(words[1])

@@ -1,0 +1,155 @@
+"""Partial values in dialogue: a value split across a question and its answers, given in
+digits said one by one or in words, pointed at from a later turn, or named a few words before
+it. Each positive is a transcript or message written for this test; the look-alikes are
+replies that hold order numbers, counts, times, amounts and versions, which stay."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scrubber.detectors.tokens import tokenize, values
+from scrubber.dial import Policy
+from scrubber.engine import Scrubber
+
+ENGINE = Scrubber(Policy(level=7))
+
+
+def _marked(text: str) -> tuple[str, list[str]]:
+    """'Caller: [[941]]' -> the plain text and the values inside [[...]]."""
+    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
+
+
+POSITIVE = [
+    # A value in parts: the first digits, then the rest on a later turn.
+    (
+        "ZIP_CODE",
+        "Rep: Can you give me the first three digits of your zip?\nCaller: [[941]]\n"
+        "Rep: and the last two?\nCaller: [[07]]",
+    ),
+    (
+        "ZIP_CODE",
+        "Concierge: what are the first 3 of the postal code on the booking?\nTraveller: [[303]]\n"
+        "Concierge: great, and the rest?\nTraveller: [[18]]",
+    ),
+    # Digits said one by one, in groups with dashes.
+    ("US_SSN", "Agent: What's the social on the file?\nGuest: [[2 1 9 - 0 4 - 7 7 3 1]]"),
+    (
+        "US_SSN",
+        "Teller: read me your social security number slowly please\nPatron: [[2 1 9 - 0 4 - 7 7 3 1]]",
+    ),
+    # A later turn points back at a card named in the question, however long the reply.
+    (
+        "CREDIT_CARD",
+        "Clerk: Which card ends in [[5150]]?\n"
+        "Patron: no that one's closed, bill the one ending [[2276]] instead",
+    ),
+    # ... or in a turn before the question.
+    (
+        "CREDIT_CARD",
+        "Host: You have two cards saved.\nHost: Which one should I delete?\n"
+        "Member: the one that ends in [[8093]]",
+    ),
+    (
+        "CREDIT_CARD",
+        "Support: I can see a visa and a debit card here.\nSupport: Which should stay as the default?\n"
+        "Subscriber: keep the one ending with [[6631]] please",
+    ),
+    # ... with a cue of the same kind in the reply.
+    (
+        "CREDIT_CARD",
+        "Support: There are two cards on this profile. Which one should go?\n"
+        "User: the one that ends in [[7731]], keep the visa",
+    ),
+    # A value said, then typed: both are the reply.
+    (
+        "PHONE_NUMBER",
+        "Agent: And your phone number, please?\nCaller: [[six one seven, five five five, zero one nine two]]"
+        " -- I mean [[617-555-0192]]",
+    ),
+    # A sentence after the question that asks for a fragment of it.
+    ("BANK_ACCOUNT", "Banker: what's your account number? only the last four digits\nClient: [[7712]]"),
+    # Digits said one by one after a state's code.
+    ("ZIP_CODE", "Caller: 12 Birch Lane, Keene NH [[0 3 4 3 1]]"),
+    # A short question after an answer asks for more of the same.
+    (
+        "US_SSN",
+        "Agent: please confirm the last four of your social\nMember: [[8812]]\n"
+        "Agent: That doesn't match what I have. Could you try again?\nMember: sorry, it's [[8821]]",
+    ),
+    # A qualified cue names the lone value a few words later.
+    ("US_SSN", "I entered the last 4 of my ssn so it should be [[6620]]"),
+    ("CREDIT_CARD", "they asked for the last four of the card and I told them [[3047]]"),
+    # Typed groups, then digits said in words.
+    ("PHONE_NUMBER", "you can reach me on [[+1 415 six two eight oh three four four]]"),
+    ("PHONE_NUMBER", "text me at [[617 five five five zero one nine two]] after six"),
+    # A date of birth given as a reply, its year in words.
+    ("DATE_OF_BIRTH", "Rep: And your date of birth?\nCaller: [[twelfth of march, seventy-nine]]"),
+    (
+        "DATE_OF_BIRTH",
+        "Nurse: can you confirm your DOB for me?\nPatient: [[june 3rd, nineteen eighty eight]]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("entity", "marked"), POSITIVE)
+def test_values_given_in_dialogue_are_found(entity: str, marked: str) -> None:
+    text, wanted = _marked(marked)
+    found = {(f.entity, text[f.start : f.end]) for f in ENGINE.detect(text)}
+    for value in wanted:
+        assert (entity, value) in found, (value, found)
+    scrubbed = ENGINE.scrub(text).text
+    assert all(value not in scrubbed for value in wanted)
+    # Scrubbing twice changes nothing: a label is no value and no cue.
+    assert ENGINE.scrub(scrubbed).text == scrubbed
+
+
+# Look-alikes: the text must come back as it went in, but for the values in [[...]].
+NEGATIVE = [
+    "Agent: What's your order number?\nCustomer: 48213\nAgent: and how many units?\nCustomer: 4",
+    "Rep: what time works for you?\nCaller: around 4 30 or five",
+    "Agent: Which version are you running?\nUser: 3 1 4",
+    "Agent: Can I get your tracking number?\nShopper: 1 Z 9 9 9 2 0 4 1 1 2",
+    "Agent: how much was the charge on the card?\nCustomer: 1299",
+    "Rep: what's the ticket number?\nClient: 5 5 1 2 0",
+    "we ordered four five-packs and two three-packs",
+    "one two three four, here we go",
+    # A follow-up that asks for something else.
+    "Agent: what's the zip on the account?\nCaller: [[94107]]\nAgent: and the order number?\nCaller: 55120",
+    "Agent: last four of your social?\nCaller: [[8812]]\n"
+    "Agent: Thanks! Is there anything else I can help with today?\nCaller: yes, 2 more questions",
+    # Parts of something that is no value of ours.
+    "Bot: what are the first three letters of the code?\nUser: ABC\nBot: and the rest?\nUser: 42",
+    "Coach: how did the last two games end?\nPlayer: 3 - 1 and 2 - 2",
+    # A list, not digits said one by one.
+    "please pick options 1, 2, 3, 4 on the form",
+    # A qualified cue, then a value that something else claims.
+    "I gave them the last four of my card and 30 minutes later it was blocked",
+    "the last four of my social are on the form, I paid 1250 dollars for it",
+    "in NY 2 3 4 5 6 7 people",
+    "Agent: what's your SSN?\nCaller: 1234",
+    # A card named long before: too far back.
+    "I have two cards on file.\nThe app crashed.\nI restarted it.\nThen it worked.\n"
+    "The one ending 4402 stays.",
+]
+
+
+@pytest.mark.parametrize("marked", NEGATIVE)
+def test_look_alikes_in_dialogue_stay(marked: str) -> None:
+    text, wanted = _marked(marked)
+    found = sorted(text[f.start : f.end] for f in ENGINE.detect(text))
+    assert found == sorted(wanted)
+
+
+def test_digits_said_one_by_one_in_groups_are_one_value() -> None:
+    text = "Guest: 1 1 4 - 1 2 - 6 1 4 3 ok"
+    (v,) = values(tokenize(text))
+    assert (v.digits, text[v.start : v.end]) == ("114126143", "1 1 4 - 1 2 - 6 1 4 3")
+
+
+def test_typed_groups_go_on_with_three_spelled_digits_or_more() -> None:
+    (v,) = values(tokenize("on +1 212 four four eight oh nine one two"))
+    assert (v.digits, v.spelled) == ("12124480912", True)
+    # Fewer are words: "call 415 one two" is a number and two words.
+    assert [w.digits for w in values(tokenize("call 415 one two"))] == ["415"]
