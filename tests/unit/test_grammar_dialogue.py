@@ -5,20 +5,14 @@ replies that hold order numbers, counts, times, amounts and versions, which stay
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from marks import marked_values
 
 from scrubber.detectors.tokens import tokenize, values
 from scrubber.dial import Policy
 from scrubber.engine import Scrubber
 
 ENGINE = Scrubber(Policy(level=7))
-
-
-def _marked(text: str) -> tuple[str, list[str]]:
-    """'Caller: [[941]]' -> the plain text and the values inside [[...]]."""
-    return re.sub(r"\[\[(.+?)\]\]", r"\1", text), re.findall(r"\[\[(.+?)\]\]", text)
 
 
 POSITIVE = [
@@ -95,7 +89,7 @@ POSITIVE = [
 
 @pytest.mark.parametrize(("entity", "marked"), POSITIVE)
 def test_values_given_in_dialogue_are_found(entity: str, marked: str) -> None:
-    text, wanted = _marked(marked)
+    text, wanted = marked_values(marked)
     found = {(f.entity, text[f.start : f.end]) for f in ENGINE.detect(text)}
     for value in wanted:
         assert (entity, value) in found, (value, found)
@@ -137,7 +131,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("marked", NEGATIVE)
 def test_look_alikes_in_dialogue_stay(marked: str) -> None:
-    text, wanted = _marked(marked)
+    text, wanted = marked_values(marked)
     found = sorted(text[f.start : f.end] for f in ENGINE.detect(text))
     assert found == sorted(wanted)
 
