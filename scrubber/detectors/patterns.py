@@ -15,7 +15,7 @@ import dataclasses
 import heapq
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import regex
 
@@ -41,6 +41,9 @@ ANSWER_MAX_WORDS = 10
 # A speaker label: a few words, no digit first, then a colon and a blank. Bounded: linear.
 _SPEAKER = re.compile(r"[ \t>]*[^\W\d][\w .'()-]{0,30}?:[ \t]")
 _NO_LISTS: frozenset[str] = frozenset()
+# A linear twin whose match starts at most this many characters before what it needs (see
+# ``_near``) is tried only there; one that may start further back scans the text from there.
+NEAR_REACH = 8
 
 
 class TimeBudgetExceeded(Exception):
@@ -259,6 +262,7 @@ class PatternDetector:
             if check is not None and not doc.admits(check):
                 continue
             start = 0
+            found = None
             if needs is not None and ascii_text:
                 found = needs.search(text)
                 if found is None:
@@ -271,7 +275,7 @@ class PatternDetector:
                     raise TimeBudgetExceeded(rule.name)
                 budget = min(timeout, left)
             try:
-                self._scan(rule, doc, out, budget, start)
+                self._scan(rule, doc, out, budget, start, found)
             except TimeoutError as exc:
                 if budget < timeout:
                     raise TimeBudgetExceeded(rule.name) from exc
@@ -283,19 +287,32 @@ class PatternDetector:
         return out
 
     def _scan(
-        self, rule: PatternRule, doc: _Text, out: list[Finding], timeout: float, start: int = 0
+        self,
+        rule: PatternRule,
+        doc: _Text,
+        out: list[Finding],
+        timeout: float,
+        start: int = 0,
+        found: re.Match[str] | None = None,
     ) -> None:
-        """Judge the matches of ``rule`` in ``doc``, none of which starts before ``start``."""
+        """Judge the matches of ``rule`` in ``doc``, none of which starts before ``start``;
+        ``found``: where ``rule.needs`` is first found, if it was looked for."""
         text = doc.text
         if rule.answer_lines and "\n" in text:
             first = len(out)
-            self._scan_cued(rule, doc, out, timeout, start)
+            self._scan_cued(rule, doc, out, timeout, start, found)
             self._answers(rule, doc, out, first, timeout)
             return
-        self._scan_cued(rule, doc, out, timeout, start)
+        self._scan_cued(rule, doc, out, timeout, start, found)
 
     def _scan_cued(
-        self, rule: PatternRule, doc: _Text, out: list[Finding], timeout: float, start: int
+        self,
+        rule: PatternRule,
+        doc: _Text,
+        out: list[Finding],
+        timeout: float,
+        start: int,
+        found: re.Match[str] | None = None,
     ) -> None:
         text = doc.text
         if rule.anchored:
@@ -309,7 +326,11 @@ class PatternDetector:
         if linear is not None and not rule.requires and len(text) <= rule.twin_chars:
             # The common case: the whole text on the standard library's engine (a short line,
             # or a text of any length for a twin that is the faster on long ones too).
-            for m in linear.finditer(text, start):
+            if found is not None and rule.needs is not None and rule.reach <= NEAR_REACH:
+                matches: Iterable[re.Match[str]] = _near(linear, rule.needs, rule.reach, text, found)
+            else:
+                matches = linear.finditer(text, start)
+            for m in matches:
                 finding = self._judge(rule, doc, m)
                 if finding is not None:
                     out.append(finding)
@@ -598,6 +619,35 @@ def _prefix_tree(words: list[str]) -> str:
         else:
             alts.append(re.escape(c) + _prefix_tree(more))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _near(
+    pattern: re.Pattern[str], needs: re.Pattern[str], reach: int, text: str, found: re.Match[str]
+) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer(text)`` yields, tried only where a match can start.
+
+    A match starts at most ``reach`` characters before a place where ``needs`` matches (see
+    pattern_rules._NEEDS; ``found`` is the first such place). So each start from there back to
+    ``reach`` characters before it is tried with one ``match``, leftmost first, and the prose in
+    between, where most of a long text's letters are, is never read by the pattern. As with
+    ``finditer``, no match starts before the end of the one before it. Places where ``needs``
+    matches may overlap: the search for the next starts at the first start not yet tried.
+    """
+    free = 0  # no match starts before this: every start before it was tried, or is in a match
+    place: re.Match[str] | None = found
+    while place is not None:
+        at = place.start()
+        for pos in range(max(free, at - reach), at + 1):
+            m = pattern.match(text, pos)
+            if m is not None:
+                yield m
+                # A match holds a needed character: it is never empty. It may end before ``at``,
+                # whose other starts are then tried next (the search finds ``at`` again).
+                free = max(m.end(), pos + 1)
+                break
+        else:
+            free = at + 1
+        place = needs.search(text, free)
 
 
 def _next_group(text: str, span: tuple[int, int], how: bool | str = True) -> int:
