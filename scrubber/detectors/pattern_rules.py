@@ -111,7 +111,7 @@ _NEEDS = {
     # digit (few texts have one right after two letters), at most three characters in.
     "iban": ("3db8b6588f47", r"[0-9](?:(?<=[A-Za-z]{2}[0-9])|(?<=[A-Za-z]{2} [0-9]))[0-9]", 3),
     # "@" or "%40", after the local part: one character and at most 63 more.
-    "email": ("eede2042fad2", "@|%40", 64),
+    "email": ("997575c3309b", "@|%40", 64),
 }
 
 

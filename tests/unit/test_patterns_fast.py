@@ -135,6 +135,38 @@ def test_a_text_the_pattern_matches_has_what_the_rule_needs(name: str) -> None:
     assert matched >= 3  # the inputs do exercise the rule
 
 
+NEAR = sorted(
+    name
+    for name, r in RULES.items()
+    if r.linear is not None and r.needs is not None and r.reach <= patterns.NEAR_REACH
+)
+
+
+@pytest.mark.parametrize("name", NEAR)
+def test_trying_only_near_what_is_needed_finds_every_match(name: str) -> None:
+    # Every match, not just the first, starts at most ``reach`` before a place the rule needs:
+    # long texts of many values, overlapping and back to back, find what ``finditer`` finds.
+    rule = RULES[name]
+    assert rule.linear is not None and rule.needs is not None
+    short = TRICKY + _fuzz(zlib.crc32(name.encode()) + 1, 3000)
+    holding = [t for t in short if rule.linear.search(t)]
+    rnd = random.Random(name)
+    texts = short + [" ".join(rnd.sample(short, 12)) for _ in range(300)]
+    texts += [sep.join(rnd.choices(holding, k=6)) for _ in range(300) for sep in ("", " ", "\n")]
+    texts += streams.mixed(300, seed=6)
+    several = 0
+    for text in filter(str.isascii, texts):
+        spans = [m.span() for m in rule.linear.finditer(text)]
+        found = rule.needs.search(text)
+        if found is None:
+            assert not spans, text
+            continue
+        near = [m.span() for m in patterns._near(rule.linear, rule.needs, rule.reach, text, found)]
+        assert near == spans, text
+        several += len(spans) > 1
+    assert several >= 3  # the inputs do hold several values in one text
+
+
 def test_no_date_or_time_has_more_than_eight_digits() -> None:
     # The phone validators ask _looks_like_date_or_time only of values with at most eight.
     rnd = random.Random(23)
