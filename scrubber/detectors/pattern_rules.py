@@ -110,6 +110,13 @@ _NEEDS = {
     # Two letters, a blank maybe, two digits: how every shape of the value starts. From the first
     # digit (few texts have one right after two letters), at most three characters in.
     "iban": ("3db8b6588f47", r"[0-9](?:(?<=[A-Za-z]{2}[0-9])|(?<=[A-Za-z]{2} [0-9]))[0-9]", 3),
+    # Where a number starts: the value's first character, not after a word character or one of
+    # the symbols of the look-behind (read from the character after it, so that the search
+    # skips in C to a digit), then the start of the value: a phone number's first seven
+    # characters are all digits, blanks and separators; a card's first 13 digits, with a blank
+    # or two or a dash maybe between each two.
+    "phone": ("44a8b4bf8f60", r"[+(0-9](?<![\w.+/-][+(0-9])[0-9 \t().\-/+]{6}", 0),
+    "credit_card": ("990ea87c603c", r"[0-9](?<![\w.+/&!*%^~-][0-9])(?:(?: {1,2}|-)?[0-9]){12}", 0),
     # "@" or "%40", after the local part: one character and at most 63 more.
     "email": ("997575c3309b", "@|%40", 64),
 }
