@@ -173,7 +173,10 @@ def test_lexical_bound_matches_the_features() -> None:
 
     for kind, shape in (("cap", str.capitalize), ("upper", str.upper), ("low", str.lower)):
         fast = model.lexical_scores(words, codes, kind)
-        slow = [model.linear(lexical(shape(w), kind, model.lexicon, model.words)) for w in words]
+        slow = [
+            model.linear(lexical(shape(w), kind, model.lexicon, model.words, model.famous, model.places))
+            for w in words
+        ]
         extra = max(0.0, model.weights.get("inner_capital", 0.0)) if kind == "cap" else 0.0
         assert np.allclose(fast, np.array(slow) + extra)
 
@@ -189,7 +192,7 @@ def test_missing_context_is_a_rule_error(tmp_path: Path) -> None:
 def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
     root = tmp_path
     context = "context: {titles: [], place_before: [], person_before: [], dates: [], place_words: [],"
-    context += " place_starts: [], companies: []}\n"
+    context += " place_starts: [], companies: [], bare_contractions: [], second_person: []}\n"
     (root / "name_weights.yaml").write_text("weights: {bias: 0.0}\n")
     (root / "name_model.yaml").write_text("threshold: 0.2\nextend: 0.5\nlone_word_context: 0.5\n" + context)
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
@@ -203,6 +206,14 @@ def test_bad_model_files_are_rule_errors(tmp_path: Path) -> None:
         load_model(root)
     with gzip.open(root / "name_lexicon.tsv.gz", "wt") as f:
         f.write("emma\t2.7\t1\t0\t1.2\t0.58\t0\n")
+    with pytest.raises(rulefile.RuleError, match="famous names"):
+        load_model(root)  # no name_famous.txt.gz
+    with gzip.open(root / "name_famous.txt.gz", "wt") as f:
+        f.write("# words\nobama\n")
+    with pytest.raises(rulefile.RuleError, match="place names"):
+        load_model(root)  # no name_places.txt.gz
+    with gzip.open(root / "name_places.txt.gz", "wt") as f:
+        f.write("# words\nvalencia\n")
     with gzip.open(root / "name_classes.tsv.gz", "wt") as f:
         f.write("# word\tclass\nsaid\tfifty-two\n")
     with pytest.raises(rulefile.RuleError, match="word classes"):

@@ -95,7 +95,7 @@ def test_a_company_is_only_its_exact_name(detector: NameModelDetector) -> None:
 # A single word no list knows, supported only by the classes of its neighbours.
 LONE = [
     ("Zvezdomir is hilarious in that clip", "Zvezdomir"),
-    ("i think kwabenaa knows", "kwabenaa"),
+    ("i think Kwabenaa knows", "Kwabenaa"),
 ]
 # The same support around words that are typos of ordinary words, words with an ordinary
 # ending, or ordinary words joined by a hyphen.

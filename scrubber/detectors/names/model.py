@@ -195,6 +195,10 @@ class ContextWords:
     place_words: frozenset[str]  # "Hale Street", "Grant Industries": a place's or a company's
     place_starts: frozenset[str]  # "San Diego", "New York"
     companies: frozenset[str]  # "Wells Fargo", "Morgan Stanley": companies named after people
+    # contractions typed without their apostrophe ("dont", "thats", "im"): never a name
+    bare_contractions: frozenset[str]
+    # second-person words: a name before them is often the one spoken to ("Priya you forgot")
+    second_person: frozenset[str]
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -222,11 +226,29 @@ def _lower_case(word: str, lexicon: Lexicon) -> bool:
     return lexicon.ordinary(word) if entry is None else entry.proper < 0
 
 
-def lexical(word: str, kind: str, lexicon: Lexicon, words: ContextWords) -> dict[str, float]:
+def lexical(
+    word: str,
+    kind: str,
+    lexicon: Lexicon,
+    words: ContextWords,
+    famous: frozenset[str] = frozenset(),
+    places: frozenset[str] = frozenset(),
+) -> dict[str, float]:
     """The features of a word that do not depend on its context."""
     key = word.lower()
     entry = lexicon.get(key)
     f: dict[str, float] = {"bias": 1.0, "k_" + kind: 1.0}
+    if key in famous and (entry is None or not entry.given):
+        # Part of a famous person's name that is no given name ("Obama", "Messi"): such words
+        # are frequent, which alone would count against them (the weight of ``famous_common``
+        # takes that back).
+        tag = "low_famous" if kind == "low" else "famous"
+        f[tag] = 1.0
+        if entry is not None:
+            f[tag + "_common"] = entry.common
+    if key in places:
+        # The name of a town, a country or a state ("Charlotte", "Valencia").
+        f["low_place" if kind == "low" else "place"] = 1.0
     if kind == "cap" and any(c.isupper() for c in word[1:]):
         f["inner_capital"] = 1.0
     if key in words.dates:
@@ -288,8 +310,12 @@ class NameModel:
         extend: float,
         classes: Mapping[str, int] | None = None,
         lone_context: float = math.inf,
+        famous: frozenset[str] = frozenset(),
+        places: frozenset[str] = frozenset(),
     ) -> None:
         self.lexicon = lexicon
+        self.famous = famous
+        self.places = places
         self.words = words
         self.classes: Mapping[str, int] = classes or {}
         self.lone_context = lone_context
@@ -314,6 +340,12 @@ class NameModel:
         }
         self.unknown_seeds = {k: v >= seed_bar for k, v in unknown.items()}
         self.unknown_extends = {k: v >= extend_bar for k, v in unknown.items()}
+        # The same for an unknown word of a famous name ("Shaquille").
+        unknown = {
+            k: v + self.weights.get("low_famous" if k == "low" else "famous", 0.0) for k, v in unknown.items()
+        }
+        self.famous_seeds = {k: v >= seed_bar for k, v in unknown.items()}
+        self.famous_extends = {k: v >= extend_bar for k, v in unknown.items()}
 
     def lexical_scores(
         self, words: list[str], codes: npt.NDArray[np.int64], kind: str
@@ -323,6 +355,8 @@ class NameModel:
         w = self.weights.get
         c = unpack_many(codes)
         has_cluster = ~np.isnan(c["cluster"])
+        famous = np.array([x in self.famous for x in words], dtype=float) * (1.0 - c["given"])
+        places = np.array([x in self.places for x in words], dtype=float)
         proper = c["proper"] / 6.0
         name = np.maximum(c["given"], c["surname"])
         z = (
@@ -337,6 +371,9 @@ class NameModel:
             + w("no_cluster", 0.0) * ~has_cluster
             + w("cluster", 0.0) * np.where(has_cluster, np.nan_to_num(c["cluster"]) / 4.0, 0.0)
             + w("mixed_cluster", 0.0) * c["mixed_cluster"]
+            + w("low_famous" if kind == "low" else "famous", 0.0) * famous
+            + w("low_famous_common" if kind == "low" else "famous_common", 0.0) * famous * c["common"]
+            + w("low_place" if kind == "low" else "place", 0.0) * places
         )
         if kind == "low":
             z = (
@@ -378,6 +415,8 @@ CONTEXT_KEYS = (
     "place_words",
     "place_starts",
     "companies",
+    "bare_contractions",
+    "second_person",
 )
 
 
@@ -408,6 +447,8 @@ def _load_model(root: Path) -> NameModel:
         lexicon = read_lexicon(lexicon_path)
     except (OSError, ValueError, EOFError) as exc:
         raise rulefile.RuleError(lexicon_path, None, f"cannot read the name lexicon: {exc}") from exc
+    famous = _word_list(root / "name_famous.txt.gz", "the famous names")
+    places = _word_list(root / "name_places.txt.gz", "the place names")
     classes_path = root / "name_classes.tsv.gz"
     try:
         classes = read_classes(classes_path)
@@ -421,7 +462,18 @@ def _load_model(root: Path) -> NameModel:
         extend=extend,
         classes=classes,
         lone_context=lone_context,
+        famous=famous,
+        places=places,
     )
+
+
+def _word_list(path: Path, what: str) -> frozenset[str]:
+    """A gzipped list of lower-case words, one a line; ``#`` lines are comments."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return frozenset(w for w in f.read().splitlines() if w and not w.startswith("#"))
+    except (OSError, ValueError, EOFError) as exc:
+        raise rulefile.RuleError(path, None, f"cannot read {what}: {exc}") from exc
 
 
 def read_classes(path: Path) -> dict[str, int]:
@@ -533,24 +585,36 @@ class NameModelDetector:
         """Whether the word ``w`` could reach the threshold in the best of contexts."""
         if len(w) > LONGEST or (("'" in w or "’" in w) and CONTRACTION.search(w)):
             return False
+        if w.lower() in self.model.words.bare_contractions:
+            return False
         lex, unknown = self.model.lexicon, self.model.unknown_seeds
         if w[0].isupper():
             k = w.lower()
             code = lex.names.get(k)
             kind = "upper" if w.isupper() else "cap"
             if code is None:
-                return len(w) > 1 and unknown[kind] and not lex.ordinary(k)
+                return (
+                    len(w) > 1
+                    and (unknown[kind] or (k in self.model.famous and self.model.famous_seeds[kind]))
+                    and not lex.ordinary(k)
+                )
         else:
             k, kind = w, "low"
             code = lex.names.get(k)
             if code is None:
-                return unknown[kind] and len(w) > 1 and not lex.ordinary(k)
+                return (
+                    (unknown[kind] or (k in self.model.famous and self.model.famous_seeds[kind]))
+                    and len(w) > 1
+                    and not lex.ordinary(k)
+                )
         return bool(code >> (SEED_BIT + KINDS.index(kind)) & 1)
 
     def _shape(self, word: str) -> tuple[str | None, bool]:
         """The word's shape (``word_kind``) and whether it can reach the lower bar in the best of
         contexts, remembered."""
         kind = word_kind(word)
+        if kind is not None and word.lower() in self.model.words.bare_contractions:
+            kind = None
         known = (kind, kind is not None and self._relevant(word, kind))
         shapes = self._shapes
         if len(shapes) >= WORDS_MAX:
@@ -565,7 +629,9 @@ class NameModelDetector:
         code = m.lexicon.names.get(k)
         if code is not None:
             return bool(code >> (EXTEND_BIT + KINDS.index(kind)) & 1)
-        return m.unknown_extends[kind] and not m.lexicon.ordinary(k)
+        return (
+            m.unknown_extends[kind] or (k in m.famous and m.famous_extends[kind])
+        ) and not m.lexicon.ordinary(k)
 
     def _runs(self, text: str, scored: list[tuple[Candidate, float]]) -> Iterator[Finding]:
         """A name is a run of adjacent candidates (one space or a hyphen apart) whose best word
@@ -615,7 +681,7 @@ class NameModelDetector:
         if "unknown" not in f or not SUPPORT.isdisjoint(f):
             return True
         w = self.model.weights
-        lift = sum(w.get(k, 0.0) * v for k, v in f.items() if k.startswith(("prev_c", "next_c")))
+        lift = sum(w.get(k, 0.0) * v for k, v in f.items() if k.startswith(LIFTING))
         if lift < self.model.lone_context:
             return False
         word = text[cand.start : cand.end].lower()
@@ -637,7 +703,7 @@ class NameModelDetector:
                 continue
             f = lexicals.get(w)
             if f is None:
-                f = lexical(w, kind, lex, self.model.words)
+                f = lexical(w, kind, lex, self.model.words, self.model.famous, self.model.places)
                 if len(lexicals) >= WORDS_MAX:
                     lexicals.clear()
                 lexicals[w] = f
@@ -696,6 +762,25 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
         f["ampersand"] = 1.0
     if text.startswith(("'s", "’s"), e):
         f["possessive"] = 1.0
+    # Where a name is spoken to: "Priya, you nailed it", "where are my keys, Tomas?", "great
+    # video Ines!", "kemal why do you ..." (the fit weighs each; ordinary words there stay
+    # ordinary by their own features).
+    gap = after.lstrip(" ")
+    last = i + 1 == len(words) or any(c in SENTENCE_END for c in after)
+    if gap[:1] == ",":
+        f["comma_after"] = 1.0
+        if "initial" in f:
+            f["initial_comma"] = 1.0
+    elif gap[:1] == "!":
+        f["exclaim_after"] = 1.0
+    if last and before.strip(" ") == ",":
+        f["comma_last"] = 1.0
+    if "initial" in f and _second_person_soon(line, i, cw.second_person):
+        f["initial_you"] = 1.0
+    # A list of names: the word across an "and" or a comma is a known given name ("kyungho
+    # and shota", "Ropati, Dahye, Ramón").
+    if _coordinated_with_given(line, i, lex):
+        f["coord_given"] = 1.0
     if nxt in cw.place_words and not after.strip(" &"):
         f["place_after"] = 1.0
     if after[:1] in CODE_AFTER and after[1:2] not in ("", " "):
@@ -743,6 +828,51 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
             f[tag + "_surname"] = 1.0
 
 
+COORDINATORS = frozenset({"and", "&", "n", "or", "an", "nd"})
+
+
+def _coordinated_with_given(line: _Line, i: int, lex: Lexicon) -> bool:
+    """Whether the word across an "and" (or a comma) from word ``i`` is a given name in the same
+    shape."""
+    text, words, kinds = line.text, line.words, line.kinds
+    n = len(words)
+    others: list[int] = []
+    if (
+        i >= 2
+        and words[i - 1][2].lower() in COORDINATORS
+        and text[words[i - 2][1] : words[i][0]].count(" ") == 2
+    ):
+        others.append(i - 2)
+    if (
+        i + 2 < n
+        and words[i + 1][2].lower() in COORDINATORS
+        and text[words[i][1] : words[i + 2][0]].count(" ") == 2
+    ):
+        others.append(i + 2)
+    if i >= 1 and text[words[i - 1][1] : words[i][0]] == ", ":
+        others.append(i - 1)
+    if i + 1 < n and text[words[i][1] : words[i + 1][0]] == ", ":
+        others.append(i + 1)
+    for j in others:
+        if kinds[j] != kinds[i]:
+            continue
+        entry = lex.get(words[j][2].lower())
+        if entry is not None and (entry.given or entry.surname) and entry.proper > 0:
+            return True
+    return False
+
+
+def _second_person_soon(line: _Line, i: int, second: frozenset[str]) -> bool:
+    """Whether one of the three words after word ``i`` of its sentence is "you", "your" ..."""
+    text, words = line.text, line.words
+    for j in range(i + 1, min(i + 4, len(words))):
+        if any(c in SENTENCE_END for c in text[words[j - 1][1] : words[j][0]]):
+            return False
+        if words[j][2].lower() in second:
+            return True
+    return False
+
+
 # Inside a token holding one of these, a word is part of an address, a path, a key or an
 # identifier, never a name on its own ("sofia.duarte@example.com", "user_name=", "/home/ana").
 CODE_MARKS = re.compile(r"[@/=_\\]|\w\.\w|\d|://")
@@ -779,6 +909,25 @@ def _company_key(text: str, start: int, end: int) -> str:
     return " ".join(words).lower()
 
 
+# The capitalised word right before or right after a run.
+WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
+WORD_AFTER = re.compile(r" ([^\W\d_]+)")
+
+
+def _company_keys(text: str, start: int, end: int) -> list[str]:
+    """The run's company key, and the same with the capitalised word next to it on either side
+    (the model may leave a weak first word out of the run: "Grant Thornton")."""
+    key = _company_key(text, start, end)
+    keys = [key]
+    before = WORD_BEFORE.search(text, max(0, start - 40), start)
+    if before and before.group(1)[0].isupper():
+        keys.append(before.group(1).lower() + " " + key)
+    after = WORD_AFTER.match(text, end)
+    if after and after.group(1)[0].isupper():
+        keys.append(key + " " + after.group(1).lower())
+    return keys
+
+
 def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: ContextWords) -> bool:
     """Whether a run of name words is a date, or the name of a place or a company: it is only
     weekdays and months, it begins with a
@@ -788,7 +937,7 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
     first = run[0][0]
     if all(text[c.start : c.end].lower() in cw.dates for c, _ in run):
         return True  # "Thu Mar", "June": a date
-    if cw.companies and _company_key(text, first.start, end) in cw.companies:
+    if cw.companies and not cw.companies.isdisjoint(_company_keys(text, first.start, end)):
         return True  # "Wells Fargo", "Ben & Jerry's": a company that bears a person's name
     if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
         return True
@@ -821,6 +970,9 @@ def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
 # What says that a word no list knows is a name when it stands alone: a title before it, a
 # word that goes before persons, a possessive after it.
 SUPPORT = frozenset({"title", "person_before", "possessive"})
+# The context features that count towards a lone word's ``lone_context``: its neighbours'
+# classes and the marks of a name spoken to.
+LIFTING = ("prev_c", "next_c", "comma_after", "initial_comma", "exclaim_after", "comma_last", "initial_you")
 
 
 def _slip_of(word: str, lexicon: Lexicon) -> bool:
