@@ -27,11 +27,13 @@ def build_detectors(
         detectors.append(PatternDetector(rules, timeout=regex_timeout))
     person = "PERSON" in entities
     names = load_names(root / "names.yaml") if person and (root / "names.yaml").is_file() else None
+    model = load_model(root) if person and (root / "name_model.yaml").is_file() else None
     if names is not None:
-        detectors.append(NameDetector(names, timeout=regex_timeout))
-    if person and (root / "name_model.yaml").is_file():
+        ordinary = model.lexicon.ordinary_word if model is not None else None
+        detectors.append(NameDetector(names, timeout=regex_timeout, ordinary_word=ordinary))
+    if model is not None:
         endings = (names.lower_endings, names.agent_endings) if names is not None else ()
-        detectors.append(NameModelDetector(load_model(root), word_endings=endings))
+        detectors.append(NameModelDetector(model, word_endings=endings))
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
             AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)

@@ -1,5 +1,6 @@
 """Names in social-media posts: famous people's names (grammar/name_famous.txt.gz), a name
-spoken to (vocatives), and contractions typed without their apostrophe, which are no names."""
+spoken to (vocatives), and contractions typed without their apostrophe, which are no names;
+and a greeting to a role ("Dear Reader"), which names nobody."""
 
 from __future__ import annotations
 
@@ -87,3 +88,18 @@ def test_the_marks_of_a_name_spoken_to(detector: NameModelDetector) -> None:
     assert "initial_you" in features("Torvik why do you always do this", "Torvik")
     # "you" past the end of the sentence does not count.
     assert "initial_you" not in features("Torvik left. Do you know why", "Torvik")
+
+
+# One word after a greeting that is an ordinary word and no given name is a role or a group.
+@pytest.mark.parametrize(
+    "text", ["Dear Reader,\n\nIn this issue", "Dear Volunteer,\nthanks", "Hi Supplier,\nsee below"]
+)
+def test_a_greeting_to_a_role_names_nobody(scrubber: Scrubber, text: str) -> None:
+    assert persons(scrubber, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"), [("Dear Hunter,\nsee below", "Hunter"), ("Hi Grace,\nthanks", "Grace")]
+)
+def test_a_greeting_to_a_given_name_that_is_also_a_word(scrubber: Scrubber, text: str, name: str) -> None:
+    assert persons(scrubber, text) == [name]

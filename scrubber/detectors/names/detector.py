@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Callable
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
@@ -24,9 +25,19 @@ class NameDetector:
     name = "names"
     entities = frozenset({"PERSON"})
 
-    def __init__(self, lexicon: NameLexicon, *, timeout: float = REGEX_TIMEOUT) -> None:
+    def __init__(
+        self,
+        lexicon: NameLexicon,
+        *,
+        timeout: float = REGEX_TIMEOUT,
+        ordinary_word: Callable[[str], bool] | None = None,
+    ) -> None:
         self.lex = lexicon
         self.timeout = timeout
+        # Whether a lower-case word is an ordinary English word and no given name (the name
+        # model's lexicon says so): one such word after a greeting is a role or a group, not a
+        # person ("Dear Reader", "Dear Volunteer", "Hi Supplier").
+        self.ordinary_word = ordinary_word
         self.anchors = Anchors(lexicon, timeout=timeout)
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
@@ -45,6 +56,13 @@ class NameDetector:
             elif end - start > 2 and text[end - 1] in "'’":
                 end -= 1
             cut = trim(self.lex, text, start, end)
+            if (
+                how == "greeting"
+                and self.ordinary_word is not None
+                and " " not in text[start:cut]
+                and self.ordinary_word(text[start:cut].lower())
+            ):
+                continue
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in self.lex.open_ended and cut > start):
                 spans[start, cut] = how

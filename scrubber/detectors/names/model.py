@@ -148,6 +148,15 @@ class Lexicon:
         code = self.names.get(word)
         return None if code is None else Lexeme.unpack(code)
 
+    def ordinary_word(self, word: str) -> bool:
+        """Whether a lower-case word is an ordinary word and no given name: one the lexicon
+        lists as ordinary, or a surname at most that is written in lower case far more often
+        than capitalised ("reader", "guest")."""
+        entry = self.get(word)
+        if entry is None:
+            return self.ordinary(word)
+        return not entry.given and entry.proper < -1.0
+
     def ordinary(self, word: str) -> bool:
         if word in self._fast:
             return True
