@@ -103,3 +103,7 @@ def test_a_greeting_to_a_role_names_nobody(scrubber: Scrubber, text: str) -> Non
 )
 def test_a_greeting_to_a_given_name_that_is_also_a_word(scrubber: Scrubber, text: str, name: str) -> None:
     assert persons(scrubber, text) == [name]
+
+
+def test_a_title_is_never_part_of_the_models_name(scrubber: Scrubber) -> None:
+    assert persons(scrubber, "Dear Dr Okafor,\n\nAs discussed on the call") == ["Okafor"]

@@ -325,6 +325,8 @@ class NameModel:
         self.lexicon = lexicon
         self.famous = famous
         self.places = places
+        # Words that are never part of a run: person words and titles (see _runs).
+        self.outside_runs = words.person_before | words.titles
         self.words = words
         self.classes: Mapping[str, int] = classes or {}
         self.lone_context = lone_context
@@ -646,8 +648,9 @@ class NameModelDetector:
         """A name is a run of adjacent candidates (one space or a hyphen apart) whose best word
         scores over the threshold and whose other words over the lower ``extend`` bar."""
         th, ext = self.model.threshold, self.model.extend
-        # A word that goes before persons ("Hallo", "Dear", "Thanks") is never part of a name.
-        before = self.model.words.person_before
+        # A word that goes before persons ("Hallo", "Dear", "Thanks") is never part of a name,
+        # nor is a title ("Dr Okafor": the name is "Okafor").
+        before = self.model.outside_runs
         scored = [(c, 0.0 if text[c.start : c.end].lower() in before else p) for c, p in scored]
         i = 0
         while i < len(scored):
