@@ -110,6 +110,20 @@ def test_a_name_never_spans_lines(detector: NameModelDetector) -> None:
         assert "\n" not in text[f.start : f.end]
 
 
+# A word mostly written in lower case ends no capitalised name: "von" after a German noun
+# that opens a subject; a surname typed in lower case still does.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Rückruf von anna@example.com", []),
+        ("Termin von Anna Weber", ["Anna Weber"]),
+        ("ask Kwame mensah about it", ["Kwame mensah"]),
+    ],
+)
+def test_a_lower_case_word_ends_no_name(detector: NameModelDetector, text: str, expected: list[str]) -> None:
+    assert names(detector, text) == expected
+
+
 def test_a_greeting_does_not_join_the_name() -> None:
     text = "Hallo Jörg Müller, bitte rufen Sie an"
     found = Scrubber().scrub(text).findings

@@ -675,6 +675,17 @@ class NameModelDetector:
             ):
                 b += 1
             i = b + 1
+            # A name written with capitals does not end in a lower-case word that is mostly
+            # written so and only joined on the lower bar: "Rückruf von ..." is a German noun
+            # and a preposition; "Kwame mensah" stays.
+            while (
+                b > a
+                and scored[b][1] < th
+                and "k_low" in scored[b][0].features
+                and any("k_low" not in c.features for c, _ in scored[a:b])
+                and _lower_case(text[scored[b][0].start : scored[b][0].end], self.model.lexicon)
+            ):
+                b -= 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
             if a == b and not self._stands_alone(text, scored[a][0]):
