@@ -68,6 +68,7 @@ LEFT_ALONE = [
     "Thu Mar 14 10:22:31 UTC 2024 kernel: eth0 link up",
     "mail sofia.duarte@example.com or see /home/omar/notes for the key",
     "Don't forget: she'd said they'll call back",
+    "Eid falls on a Tuesday, so Diwali cover is the week after",
 ]
 
 
@@ -122,6 +123,43 @@ def test_a_name_never_spans_lines(detector: NameModelDetector) -> None:
 )
 def test_a_lower_case_word_ends_no_name(detector: NameModelDetector, text: str, expected: list[str]) -> None:
     assert names(detector, text) == expected
+
+
+# A word means one thing in one message: a town's name that stands after "in" elsewhere in
+# it is the town there too, and so is one joined to it by "or"; "to" and "from" go before
+# people as well and say nothing; nor does a possessive.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Leeds or Bristol for the new depot? Parking is cheaper in Bristol", []),
+        ("Lincoln has the lowest rents, and we already have staff in Lincoln.", []),
+        ("send the deck to Austin and Priya before noon", ["Austin", "Priya"]),
+        ("Austin called twice, the forms are in Austin's tray", ["Austin"]),
+    ],
+)
+def test_a_place_named_as_one_elsewhere_is_no_person(
+    detector: NameModelDetector, text: str, expected: list[str]
+) -> None:
+    assert names(detector, text) == expected
+
+
+# Ordinary words and single letters joined by hyphens, or an ordinary word written with one,
+# are ordinary words; names joined by a hyphen are no such thing.
+@pytest.mark.parametrize(
+    ("word", "ordinary"),
+    [
+        ("Wi-Fi", True),
+        ("USB-C", True),
+        ("E-Mail", True),
+        ("Back-off", True),
+        ("Mary-Kate", False),
+        ("Jean-Luc", False),
+    ],
+)
+def test_hyphened_words(word: str, ordinary: bool) -> None:
+    model = load_model()
+    f = model_module.lexical(word, "cap", model.lexicon, model.words)
+    assert ("ordinary" in f) is ordinary
 
 
 def test_a_greeting_does_not_join_the_name() -> None:

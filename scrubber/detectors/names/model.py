@@ -263,8 +263,7 @@ def lexical(
     if key in words.dates:
         f["month"] = 1.0
     if entry is None:
-        if lexicon.ordinary(key) or ("-" in key and all(_lower_case(p, lexicon) for p in key.split("-"))):
-            # Ordinary words joined by a hyphen are one too ("Auto-renew", "Back-off").
+        if lexicon.ordinary(key) or ("-" in key and _hyphened_ordinary(key, lexicon)):
             f["ordinary"] = 1.0
         else:
             f["unknown"] = 1.0
@@ -292,6 +291,14 @@ def lexical(
         if entry.given or entry.surname:
             f["low_name"] = 1.0
     return f
+
+
+def _hyphened_ordinary(key: str, lexicon: Lexicon) -> bool:
+    """Whether a hyphened word no list knows is an ordinary one: ordinary words (or single
+    letters) joined by hyphens ("Auto-renew", "Back-off", "USB-C"), or an ordinary word
+    written with a hyphen ("Wi-Fi", "E-mail")."""
+    parts = key.split("-")
+    return lexicon.ordinary("".join(parts)) or all(len(p) == 1 or _lower_case(p, lexicon) for p in parts)
 
 
 # How much context may lift a word, at most, in practice: a word whose own features stay
@@ -568,7 +575,7 @@ class NameModelDetector:
             cands = self._line_candidates(text, a, b, only_relevant=True)
             scored = [(c, self.model.score(c.features)) for c in cands]
             out.extend(self._runs(text, scored))
-        return out
+        return _one_sense(text, out, self.model) if out else out
 
     def candidates(self, text: str) -> list[Candidate]:
         """Every word that may be part of a name, with its features (for fitting the model)."""
@@ -978,6 +985,46 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
         after = m.end() + (text[m.end() : m.end() + 1] == ".")
         m = WORD.match(text, after + 1) if text[after : after + 1] == " " else None
     return m is not None and m.group().lower() in cw.place_words
+
+
+# Words after which a name is a place's, not a person's ("in Charlotte", "near Raleigh").
+ONLY_PLACES_AFTER = frozenset({"in", "near", "inside", "outside", "throughout", "across"})
+# A word joined to another by "and", "or", "&" or a comma: "Raleigh or Charlotte".
+COORDINATED_AFTER = re.compile(r"\s*(?:,|&|and\b|or\b)\s*([^\W\d_]+)")
+COORDINATED_BEFORE = re.compile(r"([^\W\d_]+)\s*(?:,|&|\band|\bor)\s*$")
+
+
+def _one_sense(text: str, found: list[Finding], model: NameModel) -> list[Finding]:
+    """A place's name read as a person's where the same message shows it is the place: the
+    same word stands after "in" or "near" elsewhere ("Charlotte ... rent is cheaper in
+    Charlotte"), or is joined by "and", "or" or a comma to such a word ("Raleigh or
+    Charlotte"). A word means one thing in one message; only one-word names that the place
+    names list holds are read again. Words like "to" and "from" go before people as well
+    ("send it to Jordan", "a note from Georgia") and say nothing here."""
+    places = model.places
+    lone = [f for f in found if text[f.start : f.end].lower() in places]
+    if not lone:
+        return found
+    placed = {w for w in {text[f.start : f.end] for f in lone} if _after_place_word(text, w)}
+    if not placed:
+        return found
+
+    def reads_as_place(f: Finding) -> bool:
+        if text[f.start : f.end] in placed:
+            return True
+        after = COORDINATED_AFTER.match(text, f.end)
+        ahead = COORDINATED_BEFORE.search(text, max(0, f.start - 40), f.start)
+        return any(m is not None and m.group(1) in placed for m in (after, ahead))
+
+    dropped = {id(f) for f in lone if reads_as_place(f)}
+    return [f for f in found if id(f) not in dropped] if dropped else found
+
+
+def _after_place_word(text: str, word: str) -> bool:
+    """Whether ``word`` stands anywhere in ``text`` right after a word that goes before places
+    only, and not as a possessive ("in Jordan's team" is a person's team)."""
+    pattern = rf"(?<![\w'’])([^\W\d_]+) +{re.escape(word)}(?![\w'’])"
+    return any(m.group(1).lower() in ONLY_PLACES_AFTER for m in re.finditer(pattern, text))
 
 
 def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
