@@ -1,6 +1,7 @@
 """Names in social-media posts: famous people's names (grammar/name_famous.txt.gz), a name
 spoken to (vocatives), and contractions typed without their apostrophe, which are no names;
-and a greeting to a role ("Dear Reader"), which names nobody."""
+and a greeting to a role ("Dear Reader") or a speaker's label of one ("Patron:"), which name
+nobody."""
 
 from __future__ import annotations
 
@@ -96,6 +97,19 @@ def test_the_marks_of_a_name_spoken_to(detector: NameModelDetector) -> None:
 )
 def test_a_greeting_to_a_role_names_nobody(scrubber: Scrubber, text: str) -> None:
     assert persons(scrubber, text) == []
+
+
+# So is a speaker's label of one such word; a given name that is also a word stays a name.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Patron: the card was declined\nAgent: which one?\nPatron: the blue one", []),
+        ("Diner: a table for two?\nHost: checking\nDiner: ok", []),
+        ("Grace: the card was declined\nAgent: which one?\nGrace: the blue one", ["Grace", "Grace"]),
+    ],
+)
+def test_a_speaker_labelled_by_a_role(scrubber: Scrubber, text: str, expected: list[str]) -> None:
+    assert persons(scrubber, text) == expected
 
 
 @pytest.mark.parametrize(

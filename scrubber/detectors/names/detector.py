@@ -19,6 +19,10 @@ SCORE = 0.85
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
 
 
+# Where one ordinary word is a role, not a name: after a greeting, as a speaker's label.
+ROLE_PLACES = frozenset({"greeting", "transcript"})
+
+
 class NameDetector:
     """PERSON by context; a name found once is also masked where it recurs in the message."""
 
@@ -35,8 +39,8 @@ class NameDetector:
         self.lex = lexicon
         self.timeout = timeout
         # Whether a lower-case word is an ordinary English word and no given name (the name
-        # model's lexicon says so): one such word after a greeting is a role or a group, not a
-        # person ("Dear Reader", "Dear Volunteer", "Hi Supplier").
+        # model's lexicon says so): one such word after a greeting or as a speaker's label is
+        # a role or a group, not a person ("Dear Reader", "Hi Supplier", "Patron: hi").
         self.ordinary_word = ordinary_word
         self.anchors = Anchors(lexicon, timeout=timeout)
 
@@ -57,7 +61,7 @@ class NameDetector:
                 end -= 1
             cut = trim(self.lex, text, start, end)
             if (
-                how == "greeting"
+                how in ROLE_PLACES
                 and self.ordinary_word is not None
                 and " " not in text[start:cut]
                 and self.ordinary_word(text[start:cut].lower())
