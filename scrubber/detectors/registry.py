@@ -33,7 +33,8 @@ def build_detectors(
         detectors.append(NameDetector(names, timeout=regex_timeout, ordinary_word=ordinary))
     if model is not None:
         endings = (names.lower_endings, names.agent_endings) if names is not None else ()
-        detectors.append(NameModelDetector(model, word_endings=endings))
+        particles = names.particles if names is not None else frozenset()
+        detectors.append(NameModelDetector(model, word_endings=endings, particles=particles))
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
             AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)

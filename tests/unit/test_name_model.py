@@ -162,6 +162,22 @@ def test_hyphened_words(word: str, ordinary: bool) -> None:
     assert ("ordinary" in f) is ordinary
 
 
+# Particles between a known name word and a capitalised one join them in one name; "y" and
+# "e" mean "and".
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Mateus da Silva Pereira asked for a copy", ["Mateus da Silva Pereira"]),
+        ("Ana y Pedro Okafor llegaron tarde", ["Pedro Okafor"]),
+        ("we played Ludwig van Beethoven all night", ["Ludwig van Beethoven"]),
+        ("Rückruf von Anna Weber", ["Anna Weber"]),
+    ],
+)
+def test_particles_join_two_names(text: str, expected: list[str]) -> None:
+    found = Scrubber().scrub(text).findings
+    assert [text[f.start : f.end] for f in found if f.entity == "PERSON"] == expected
+
+
 def test_a_greeting_does_not_join_the_name() -> None:
     text = "Hallo Jörg Müller, bitte rufen Sie an"
     found = Scrubber().scrub(text).findings

@@ -30,7 +30,7 @@ import re
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -538,8 +538,18 @@ class NameModelDetector:
     name = "name_model"
     entities = frozenset({"PERSON"})
 
-    def __init__(self, model: NameModel, *, word_endings: Sequence[Endings] = ()) -> None:
+    def __init__(
+        self, model: NameModel, *, word_endings: Sequence[Endings] = (), particles: Iterable[str] = ()
+    ) -> None:
         self.model = model
+        # The gap of one or two name particles between two names of a line that are one
+        # ("Mateus da Silva", "Ludwig van Beethoven"); "y" and "e" also mean "and" ("Ana y
+        # Pedro") and join nothing.
+        self._particles = frozenset(p for p in particles if p.isalpha() and p not in AND_PARTICLES)
+        joining = sorted(self._particles, key=len)[::-1]
+        self._particle_gap = (
+            re.compile(rf" (?:(?:{'|'.join(map(re.escape, joining))}) ){{1,2}}") if joining else None
+        )
         # Words already judged: seeds and the rest (see _seeds), each word's shape and whether
         # it can reach the lower bar (see _shape), and its lexical features. Most words of a stream recur, and
         # a set operation or a look-up in C costs less than judging a word again in Python.
@@ -652,13 +662,17 @@ class NameModelDetector:
         ) and not m.lexicon.ordinary(k)
 
     def _runs(self, text: str, scored: list[tuple[Candidate, float]]) -> Iterator[Finding]:
-        """A name is a run of adjacent candidates (one space or a hyphen apart) whose best word
-        scores over the threshold and whose other words over the lower ``extend`` bar."""
+        """A name is a run of adjacent candidates (one space or a hyphen apart, or particles
+        between: see _next_to) whose best word scores over the threshold and whose other words
+        over the lower ``extend`` bar."""
         th, ext = self.model.threshold, self.model.extend
         # A word that goes before persons ("Hallo", "Dear", "Thanks") is never part of a name,
         # nor is a title ("Dr Okafor": the name is "Okafor").
         before = self.model.outside_runs
         scored = [(c, 0.0 if text[c.start : c.end].lower() in before else p) for c, p in scored]
+        # A particle in lower case is no name word of its own: it may stand between two.
+        if self._particles:
+            scored = [(c, p) for c, p in scored if text[c.start : c.end] not in self._particles]
         i = 0
         while i < len(scored):
             if scored[i][1] < th:
@@ -670,7 +684,7 @@ class NameModelDetector:
             while (
                 a > 0
                 and scored[a - 1][1] >= ext
-                and _adjacent(text, scored[a - 1][0], scored[a][0])
+                and self._next_to(text, scored[a - 1][0], scored[a][0])
                 and (scored[a - 1][1] >= th or "initial" not in scored[a - 1][0].features)
             ):
                 a -= 1
@@ -678,7 +692,7 @@ class NameModelDetector:
             while (
                 b + 1 < len(scored)
                 and scored[b + 1][1] >= ext
-                and _adjacent(text, scored[b][0], scored[b + 1][0])
+                and self._next_to(text, scored[b][0], scored[b + 1][0])
             ):
                 b += 1
             i = b + 1
@@ -699,6 +713,21 @@ class NameModelDetector:
                 continue
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
+
+    def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
+        """Whether two words are next to each other in a name: one space or a hyphen apart,
+        or one or two particles between a name word the lexicon knows and a capital ("Mateus
+        da Silva"; "Rückruf von Anna" is a German noun and a preposition)."""
+        gap = text[a.end : b.start]
+        if gap in (" ", "-"):
+            return True
+        joins = self._particle_gap
+        return (
+            joins is not None
+            and text[b.start].isupper()
+            and not NAME_WORD.isdisjoint(a.features)
+            and joins.fullmatch(gap) is not None
+        )
 
     def _stands_alone(self, text: str, cand: Candidate) -> bool:
         """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
@@ -989,6 +1018,10 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
 
 # Words after which a name is a place's, not a person's ("in Charlotte", "near Raleigh").
 ONLY_PLACES_AFTER = frozenset({"in", "near", "inside", "outside", "throughout", "across"})
+# The lexical features of a word some list knows as part of a person's name.
+NAME_WORD = frozenset({"given", "surname", "famous"})
+# Name particles that also mean "and": "Ana y Pedro", "Maria e João".
+AND_PARTICLES = frozenset({"y", "e"})
 # A word joined to another by "and", "or", "&" or a comma: "Raleigh or Charlotte".
 COORDINATED_AFTER = re.compile(r"\s*(?:,|&|and\b|or\b)\s*([^\W\d_]+)")
 COORDINATED_BEFORE = re.compile(r"([^\W\d_]+)\s*(?:,|&|\band|\bor)\s*$")
@@ -1088,7 +1121,3 @@ def _joined_after(text: str, e: int) -> bool:
     if c not in "'’-" or e + 1 >= len(text) or not text[e + 1].isalpha():
         return False
     return not (c in "'’" and text[e + 1] in "sS" and (e + 2 >= len(text) or not text[e + 2].isalpha()))
-
-
-def _adjacent(text: str, a: Candidate, b: Candidate) -> bool:
-    return text[a.end : b.start] in (" ", "-")
