@@ -308,7 +308,7 @@ def build_places() -> list[str]:
     return sorted(_places(15_000, one_word=True))
 
 
-def write_famous(words: Iterable[str], path: Path, what: str = "the words of famous people's names") -> int:
+def write_words(words: Iterable[str], path: Path, what: str) -> int:
     """A word list, one lower-case word a line, under a comment line saying what it is."""
     n = 0
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
@@ -430,11 +430,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{n} words -> {root / 'name_classes.tsv.gz'}")
         return 0
     if args.command == "famous":
-        n = write_famous(build_famous(args.pantheon, load_model(root).lexicon), root / "name_famous.txt.gz")
+        famous = build_famous(args.pantheon, load_model(root).lexicon)
+        n = write_words(famous, root / "name_famous.txt.gz", "the words of famous people's names")
         print(f"{n} words -> {root / 'name_famous.txt.gz'}")
         return 0
     if args.command == "places":
-        n = write_famous(build_places(), root / "name_places.txt.gz", "one-word place names")
+        n = write_words(build_places(), root / "name_places.txt.gz", "one-word place names")
         print(f"{n} words -> {root / 'name_places.txt.gz'}")
         return 0
     model = load_model(root)

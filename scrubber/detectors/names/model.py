@@ -359,11 +359,19 @@ class NameModel:
         self.unknown_seeds = {k: v >= seed_bar for k, v in unknown.items()}
         self.unknown_extends = {k: v >= extend_bar for k, v in unknown.items()}
         # The same for an unknown word of a famous name ("Shaquille").
-        unknown = {
+        famous_unknown = {
             k: v + self.weights.get("low_famous" if k == "low" else "famous", 0.0) for k, v in unknown.items()
         }
-        self.famous_seeds = {k: v >= seed_bar for k, v in unknown.items()}
-        self.famous_extends = {k: v >= extend_bar for k, v in unknown.items()}
+        self.famous_seeds = {k: v >= seed_bar for k, v in famous_unknown.items()}
+        self.famous_extends = {k: v >= extend_bar for k, v in famous_unknown.items()}
+
+    def unknown_reaches(self, key: str, kind: str, *, seed: bool) -> bool:
+        """Whether a word the lexicon does not know (``key``) can reach the threshold (``seed``)
+        or else the lower bar in the best of contexts, written in the shape ``kind``."""
+        unknown, famous = (
+            (self.unknown_seeds, self.famous_seeds) if seed else (self.unknown_extends, self.famous_extends)
+        )
+        return (unknown[kind] or (key in self.famous and famous[kind])) and not self.lexicon.ordinary(key)
 
     def lexical_scores(
         self, words: list[str], codes: npt.NDArray[np.int64], kind: str
@@ -546,10 +554,8 @@ class NameModelDetector:
         # ("Mateus da Silva", "Ludwig van Beethoven"); "y" and "e" also mean "and" ("Ana y
         # Pedro") and join nothing.
         self._particles = frozenset(p for p in particles if p.isalpha() and p not in AND_PARTICLES)
-        joining = sorted(self._particles, key=len)[::-1]
-        self._particle_gap = (
-            re.compile(rf" (?:(?:{'|'.join(map(re.escape, joining))}) ){{1,2}}") if joining else None
-        )
+        joining = "|".join(map(re.escape, sorted(self._particles)))
+        self._particle_gap = re.compile(rf" (?:(?:{joining}) ){{1,2}}") if joining else None
         # Words already judged: seeds and the rest (see _seeds), each word's shape and whether
         # it can reach the lower bar (see _shape), and its lexical features. Most words of a stream recur, and
         # a set operation or a look-up in C costs less than judging a word again in Python.
@@ -585,7 +591,7 @@ class NameModelDetector:
             cands = self._line_candidates(text, a, b, only_relevant=True)
             scored = [(c, self.model.score(c.features)) for c in cands]
             out.extend(self._runs(text, scored))
-        return _one_sense(text, out, self.model) if out else out
+        return _one_sense(text, out, self.model)
 
     def candidates(self, text: str) -> list[Candidate]:
         """Every word that may be part of a name, with its features (for fitting the model)."""
@@ -615,26 +621,13 @@ class NameModelDetector:
             return False
         if w.lower() in self.model.words.bare_contractions:
             return False
-        lex, unknown = self.model.lexicon, self.model.unknown_seeds
         if w[0].isupper():
-            k = w.lower()
-            code = lex.names.get(k)
-            kind = "upper" if w.isupper() else "cap"
-            if code is None:
-                return (
-                    len(w) > 1
-                    and (unknown[kind] or (k in self.model.famous and self.model.famous_seeds[kind]))
-                    and not lex.ordinary(k)
-                )
+            k, kind = w.lower(), "upper" if w.isupper() else "cap"
         else:
             k, kind = w, "low"
-            code = lex.names.get(k)
-            if code is None:
-                return (
-                    (unknown[kind] or (k in self.model.famous and self.model.famous_seeds[kind]))
-                    and len(w) > 1
-                    and not lex.ordinary(k)
-                )
+        code = self.model.lexicon.names.get(k)
+        if code is None:
+            return len(w) > 1 and self.model.unknown_reaches(k, kind, seed=True)
         return bool(code >> (SEED_BIT + KINDS.index(kind)) & 1)
 
     def _shape(self, word: str) -> tuple[str | None, bool]:
@@ -657,9 +650,7 @@ class NameModelDetector:
         code = m.lexicon.names.get(k)
         if code is not None:
             return bool(code >> (EXTEND_BIT + KINDS.index(kind)) & 1)
-        return (
-            m.unknown_extends[kind] or (k in m.famous and m.famous_extends[kind])
-        ) and not m.lexicon.ordinary(k)
+        return m.unknown_reaches(k, kind, seed=False)
 
     def _runs(self, text: str, scored: list[tuple[Candidate, float]]) -> Iterator[Finding]:
         """A name is a run of adjacent candidates (one space or a hyphen apart, or particles
