@@ -13,7 +13,7 @@ import pytest
 from scrubber import rulefile
 from scrubber.detectors import MessageContext
 from scrubber.detectors.names import NameDetector, load_names, replies
-from scrubber.detectors.names.lines import lines_with
+from scrubber.detectors.names.lines import lines_holding
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +162,14 @@ def test_questions_and_attributions_are_found_line_by_line_as_over_the_whole_tex
         assert [m.span() for m in replies._asked(lex, text, 5)] == whole, text
         whole = [m.span() for m in lex.wrote.finditer(text)]
         lined = [
-            m.span()
-            for a, b in lines_with(replies._any_of(lex.wrote_gate), text)
-            for m in lex.wrote.finditer(text, a, b)
+            m.span() for a, b in lines_holding(text, lex.wrote_gate) for m in lex.wrote.finditer(text, a, b)
         ]
         assert lined == whole, text
+        # The lines holding a piece are those a plain reading of every line finds.
+        plain: list[tuple[int, int]] = []
+        pos = 0
+        for line in text.split("\n"):
+            if any(p in line for p in lex.wrote_gate):
+                plain.append((pos, pos + len(line)))
+            pos += len(line) + 1
+        assert lines_holding(text, lex.wrote_gate) == plain, text

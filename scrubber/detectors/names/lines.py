@@ -4,7 +4,7 @@ without capitals. Plain index arithmetic, shared by every part of the name detec
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import regex
 
@@ -103,6 +103,27 @@ def line_opened_by(text: str, p: int) -> int:
             return -1
         k -= 1
     return k + 1
+
+
+def lines_holding(text: str, pieces: Iterable[str]) -> list[tuple[int, int]]:
+    """Start and end of each line of ``text`` that holds one of ``pieces`` (none holds a line
+    break), in order, each line once.
+
+    One ``str.find`` per piece and line found: ``re`` tries an alternation of words at every
+    character of the text (13-16 us on a 2 KB mail, against about 1 us here).
+    """
+    starts: set[int] = set()
+    for piece in pieces:
+        i = text.find(piece)
+        while i >= 0:
+            starts.add(text.rfind("\n", 0, i) + 1)
+            eol = text.find("\n", i)
+            i = text.find(piece, eol + 1) if eol >= 0 else -1
+    out: list[tuple[int, int]] = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        out.append((start, len(text) if end < 0 else end))
+    return out
 
 
 def lines_with(hint: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:

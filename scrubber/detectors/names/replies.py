@@ -4,15 +4,13 @@ Blackwood wrote:")."""
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Iterator
 
 import regex
 
 from scrubber.detectors.names.anchors import Candidate
 from scrubber.detectors.names.lexicon import NameLexicon
-from scrubber.detectors.names.lines import lines_with, next_line, speaker
+from scrubber.detectors.names.lines import lines_holding, next_line, speaker
 from scrubber.detectors.names.shapes import CASED_WORD, INITIAL, shaped, trim, uncommon
 
 
@@ -64,21 +62,15 @@ def _asked(lex: NameLexicon, text: str, timeout: float) -> Iterator[regex.Match[
     if len(low) != len(text):  # a character changed length ("İ"): offsets would drift
         yield from lex.asks.finditer(text, timeout=timeout)
         return
-    for start, end in lines_with(_any_of(lex.ask_gate), low):
+    for start, end in lines_holding(low, lex.ask_gate):
         yield from lex.asks.finditer(text, start, end, timeout=timeout)
-
-
-@functools.lru_cache(maxsize=8)
-def _any_of(pieces: tuple[str, ...]) -> re.Pattern[str]:
-    """One search in C for all of ``pieces`` (none holds a line break)."""
-    return re.compile("|".join(map(re.escape, pieces)))
 
 
 def wrote(lex: NameLexicon, text: str, timeout: float) -> Iterator[Candidate]:
     """The name in a reply's attribution line: "On 3/1/25, Trevor Blackwood wrote:",
     "... AM Trevor Blackwood <t@x.com> wrote:", "Am 03.03.2025 schrieb Jana Novak:".
     The verb stands on one line and holds one of ``lex.wrote_gate``: only those lines are read."""
-    verbs = (m for a, b in lines_with(_any_of(lex.wrote_gate), text) for m in lex.wrote.finditer(text, a, b))
+    verbs = (m for a, b in lines_holding(text, lex.wrote_gate) for m in lex.wrote.finditer(text, a, b))
     for m in verbs:
         s = text.rfind("\n", 0, m.start()) + 1
         if m.group("after") is not None:
