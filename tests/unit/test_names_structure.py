@@ -6,11 +6,15 @@ look-alikes of each that must stay unmasked."""
 
 from __future__ import annotations
 
+import functools
+import random
+
 import pytest
 from marks import found_values, marked_values
 
 from scrubber import rulefile
-from scrubber.detectors.names import NameDetector, load_names
+from scrubber.detectors.names import NameDetector, layout, load_names
+from scrubber.detectors.names.anchors import matches
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +148,23 @@ NEGATIVE = [
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_of_layout_names_stay_unmasked(detector: NameDetector, text: str) -> None:
     assert found_values(detector, text) == []
+
+
+def test_a_closing_line_matched_without_slips_ends_where_the_slipped_pattern_ends(
+    detector: NameDetector,
+) -> None:
+    # With a mistyped closing in the message, signatures() tries the exact closing pattern
+    # first and keeps its match when the line ends in a mark no closing holds; the slipped
+    # pattern alone must give the same matches, also where a closing runs over a line break.
+    lex = detector.lex
+    rnd = random.Random(31)
+    parts = ["Best", "best", "regards", "regads", "Regardss", "Cheers", "yours", "your", "Thanks"]
+    parts += ["Kind", "Sincerely", "-- ", "—", " ", "\t", "\n", "\r\n", "\n\n", ",", ".", "!", ">", "Ana"]
+    exact, slipped = lex.exact.closing, lex.slipped.closing
+    written = ["Best\nregads", "Best\n regads\nAna", "Best,\nregads", "Kind\nregads!\n", "your\n"]
+    made = ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 10))) for _ in range(3000)]
+    for text in written + made:
+        starts = sorted({0} | {i + 1 for i, c in enumerate(text) if c == "\n"})
+        first = (exact, functools.partial(layout._stopped, lex.closing_stops, text))
+        alone = [m.span() for m in matches(slipped, text, starts, 5)]
+        assert [m.span() for m in matches(slipped, text, starts, 5, first)] == alone, text

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import regex
 
@@ -223,13 +223,20 @@ class Anchors:
 
 
 def matches(
-    pattern: regex.Pattern[str], text: str, starts: list[int], timeout: float
+    pattern: regex.Pattern[str],
+    text: str,
+    starts: list[int],
+    timeout: float,
+    first: tuple[regex.Pattern[str], Callable[[regex.Match[str]], bool]] | None = None,
 ) -> Iterator[regex.Match[str]]:
     """The matches of ``pattern`` at ``starts`` (sorted), as ``finditer`` would find them there.
 
     A match hides the starts it covers. The calls share one time budget, that of one
     pass over the whole message, longer for a long one as in the pattern detector: a
     pattern that runs away blows any such budget, a long message full of names should not.
+
+    ``first``: a cheaper pattern tried before ``pattern`` at each start, and what says that
+    its match is the one ``pattern`` would make there.
     """
     deadline = time.monotonic() + timeout * max(1.0, len(text) / TIMEOUT_CHARS)
     last = 0
@@ -239,7 +246,17 @@ def matches(
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("names: time budget spent")
-        m = pattern.match(text, start, timeout=left)
+        m = None
+        if first is not None:
+            cheap, settled = first
+            m = cheap.match(text, start, timeout=left)
+            if m is not None and not settled(m):
+                m = None
+            left = deadline - time.monotonic()
+            if m is None and left <= 0:
+                raise TimeoutError("names: time budget spent")
+        if m is None:
+            m = pattern.match(text, start, timeout=left)
         if m is not None:
             last = m.end()
             yield m

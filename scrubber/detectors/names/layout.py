@@ -50,8 +50,14 @@ def signatures(
 ) -> Iterator[Candidate]:
     """The name on the line after a closing line ("Best regards,") or a "-- " delimiter;
     ``starts``: the lines where one may stand, ``slipped``: a closing was mistyped."""
-    ctx = lex.slipped if slipped else lex.exact
-    for m in matches(ctx.closing, text, sorted(set(starts)), timeout):
+    exact = lex.exact.closing
+    # A mistyped closing anywhere ("your" for "yours") makes every closing line run the
+    # pattern with the slips of all closings, about five times the cost. Where the exact
+    # pattern matches, that one does too, and ends at the same place unless a longer closing
+    # ran on over the line's end ("Best\nregads"): not past a mark no closing holds.
+    first = (exact, functools.partial(_stopped, lex.closing_stops, text)) if slipped else None
+    pattern = lex.slipped.closing if slipped else exact
+    for m in matches(pattern, text, sorted(set(starts)), timeout, first):
         nxt = next_line(text, m.end())
         if nxt is not None:
             s, e = nxt
@@ -59,6 +65,17 @@ def signatures(
                 n = lex.name_line.fullmatch(text, s, e, timeout=timeout)
                 if n is not None:
                     yield n.start("n"), n.end("n"), "signature"
+
+
+def _stopped(stops: frozenset[str], text: str, m: regex.Match[str]) -> bool:
+    """Whether a closing line's match ends the text or ends in one of ``stops`` ("Cheers,")."""
+    end = m.end()
+    if end == len(text):
+        return True
+    k = end
+    while k > m.start() and text[k - 1] in " \t\r":
+        k -= 1
+    return text[k - 1 : k] in stops
 
 
 def _dash_line(text: str, pos: int) -> int:

@@ -191,6 +191,9 @@ class NameLexicon:
     wrote_gate: tuple[str, ...]
     # Names in shapes with no phrase of the lists (``records.more``).
     more: Mapping[str, regex.Pattern[str]]
+    # The marks after a closing ("Best regards,") that no closing holds, nor its slips (which
+    # only drop, swap or double letters): a closing line that ends in one ends the closing.
+    closing_stops: frozenset[str]
     # The rest of a list after a name: ", Kenji Watanabe, Olumide Bakare, and Zoë Hartmann".
     list_rest: regex.Pattern[str]
     # Words that are no name in a text's structure (labels, vocatives, signature lines).
@@ -277,6 +280,7 @@ def load_names(path: Path) -> NameLexicon:
             wrote=patterns.wrote(w),
             wrote_gate=_gate(w["wrote_before"] + w["wrote_after"]),
             more=patterns.more_shapes(namer, w),
+            closing_stops=frozenset(",.!").difference(*lead["closing"]),
             list_rest=patterns.list_rest(namer),
             no_name=frozenset(
                 x
