@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 
 import pytest
 from marks import found_values, marked_values
 
 from scrubber import rulefile
-from scrubber.detectors.names import NameDetector, layout, load_names
+from scrubber.detectors.names import NameDetector, layout, load_names, records
 from scrubber.detectors.names.anchors import matches
 
 
@@ -168,3 +169,14 @@ def test_a_closing_line_matched_without_slips_ends_where_the_slipped_pattern_end
         first = (exact, functools.partial(layout._stopped, lex.closing_stops, text))
         alone = [m.span() for m in matches(slipped, text, starts, 5)]
         assert [m.span() for m in matches(slipped, text, starts, 5, first)] == alone, text
+
+
+def test_the_words_after_me_comma_start_where_a_pattern_with_a_word_boundary_says() -> None:
+    # records._after_me searches for "e," and looks back; it must find what the pattern
+    # r"\bme,[ \t]*" (either case of "m") finds, left to right.
+    pattern = re.compile(r"\b[Mm]e,[ \t]*")
+    rnd = random.Random(37)
+    parts = ["me,", "Me,", "mE,", "ME,", "e,", "m", " ", "\t", "_", "ç", "x", "1", "time, ", ","]
+    for _ in range(5000):
+        text = "".join(rnd.choice(parts) for _ in range(rnd.randint(1, 8)))
+        assert list(records._after_me(text)) == [m.end() for m in pattern.finditer(text)], text

@@ -271,6 +271,10 @@ def _transcript(lex: NameLexicon, text: str, lines: list[tuple[int, int]]) -> It
         next_colon = text.find(":", eol + 1) if eol >= 0 else -1
         if colon >= min(b, a + 80):
             continue
+        # Without a stamp first ("[22:05]"), a label's colon is the line's first, and a blank
+        # or the line's end follows it: not so in "at 10:12, Sam wrote:".
+        if text[a] != "[" and colon + 1 < b and text[colon + 1] not in " \t":
+            continue
         m = _LABEL_LINE.match(text, a, b)
         if m is None:
             continue
@@ -297,10 +301,15 @@ def _transcript(lex: NameLexicon, text: str, lines: list[tuple[int, int]]) -> It
         lower = who.islower()
         if lower and not (roles and rest.strip() and rest.islower()):
             continue
-        said = sum(1 for w in LOG_REST.findall(rest) if w.isalpha())
-        # Once a label recurs it is a conversation: the other speakers' labels count too.
-        recurs = any(n >= 2 for k, n in counts.items() if k != key)
-        if not (marked or counts[key] >= 2 or (roles and said >= 3) or (recurs and said >= 1)):
-            continue
+        if not (marked or counts[key] >= 2):
+            # Once a label recurs it is a conversation: the other speakers' labels count too.
+            recurs = any(n >= 2 for k, n in counts.items() if k != key)
+            # The words said are counted only where they decide (a mail's "From:" and
+            # "Subject:" lines are labels that neither recur nor speak among roles).
+            if not (roles or recurs):
+                continue
+            said = sum(1 for w in LOG_REST.findall(rest) if w.isalpha())
+            if not ((roles and said >= 3) or (recurs and said >= 1)):
+                continue
         if shaped(lex, who.split(), lower, 3) and not log_label(lex, text, ws, we):
             yield ws, we, "transcript"

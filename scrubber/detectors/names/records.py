@@ -37,7 +37,6 @@ _COLON_CAP = re.compile(rf":[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
 _GT_CAP = re.compile(rf">[ \t]+[{_UPPER}][a-zß-öø-ÿā-ž]")
 # The same at a line's start (a "\n" first: a fast scan).
 _CONTACT_LINE = re.compile("\n" + _CONTACT_LEAD.pattern)
-_ME_COMMA = re.compile(r"\b[Mm]e,[ \t]*")
 
 
 def person_records(
@@ -206,7 +205,7 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
         if last and text[skip(text, last, " \t>") : end][:1] in ("—", "–", "-"):
             at.append(("dash_sign", last, size))
     if "me," in text:
-        starts.extend(m.end() for m in _ME_COMMA.finditer(text))
+        starts.extend(_after_me(text))
     for k in sorted(set(starts)) if len(starts) > 1 else starts:
         if _CONTACT_LEAD.match(text, k) is not None:
             eol = text.find("\n", k)
@@ -224,6 +223,18 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
     if "\t" in text:
         at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
     return at
+
+
+def _after_me(text: str) -> Iterator[int]:
+    """Where the words after each "me," start ("Call me, Dana Reyes ..."). A search in C for
+    "e,", then a look at the letter and the word boundary before it: ``re`` tries a pattern that
+    opens with ``\b`` at every character of the text."""
+    i = text.find("e,", 1)
+    while i >= 0:
+        k = i - 1
+        if text[k] in "Mm" and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_")):
+            yield skip(text, i + 2, " \t")
+        i = text.find("e,", i + 2)
 
 
 def _signs(text: str, s: int) -> bool:
