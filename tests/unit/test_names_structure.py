@@ -16,6 +16,7 @@ from marks import found_values, marked_values
 from scrubber import rulefile
 from scrubber.detectors.names import NameDetector, layout, load_names, records
 from scrubber.detectors.names.anchors import matches
+from scrubber.detectors.names.shapes import may_start
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +181,24 @@ def test_the_words_after_me_comma_start_where_a_pattern_with_a_word_boundary_say
     for _ in range(5000):
         text = "".join(rnd.choice(parts) for _ in range(rnd.randint(1, 8)))
         assert list(records._after_me(text)) == [m.end() for m in pattern.finditer(text)], text
+
+
+def test_chat_label_lines_are_those_a_reading_of_every_line_finds() -> None:
+    # _label_lines finds the lines that open with "<" or "[" in one scan; a reading of each
+    # line in turn must give the same starts.
+    rnd = random.Random(41)
+    parts = ["<Tom", "<tom", "<", "[10:42]", "[2024-06-01", "[1:", "[x", "\n", "\r\n", " ", "\t", ">", "> "]
+    parts += ["hi", "Ana:", "]", "[", "<>"]
+    for _ in range(5000):
+        text = "".join(rnd.choice(parts) for _ in range(rnd.randint(1, 10)))
+        plain: list[int] = []
+        pos = 0
+        for line in text.split("\n"):
+            body = line.lstrip(" \t>")
+            i = pos + len(line) - len(body)
+            if (body[:1] == "<" and may_start(text, i + 1, False)) or (
+                body[:1] == "[" and body[1:2].isdigit() and ":" in body[2:4]
+            ):
+                plain.append(pos)
+            pos += len(line) + 1
+        assert layout._label_lines(text) == plain, text

@@ -30,6 +30,9 @@ _LABEL_LINE = regex.compile(
 # line (a name's words are apart by blanks and tabs, its address has no whitespace), unless a
 # particle of several words is written over a line break ("de\nla": see _broken_particles).
 _DISPLAY_HINT = re.compile(r"<[^<>@\n]+@")
+# A line that opens with "<" or "[" after blanks and ">" (a "\n" first, so that ``re`` skips in
+# C from one line break to the next): where a chat nick or a stamp may be.
+_BRACKETED = re.compile(r"\n[ \t>]*[<\[]")
 
 
 def closing_lines(text: str, closings: list[int], dashes: bool) -> list[int]:
@@ -104,17 +107,17 @@ def _label_lines(text: str) -> list[int]:
     the label pattern may match. Log stamps ("[2024-06-01 ...") are ruled out by their third
     or fourth character."""
     out: list[int] = []
-    s = 0
-    while True:
-        i = skip(text, s, " \t>")
+    # (start of the line, its first character after blanks and ">"): the first line, and the
+    # others that open with "<" or "[" found in one scan, not by a step for every line.
+    heads = [(0, skip(text, 0, " \t>"))]
+    heads.extend((m.start() + 1, m.end() - 1) for m in _BRACKETED.finditer(text))
+    for s, i in heads:
         ch = text[i : i + 1]
         if (ch == "<" and may_start(text, i + 1, False)) or (
             ch == "[" and text[i + 1 : i + 2].isdigit() and ":" in text[i + 2 : i + 4]
         ):
             out.append(s)
-        s = text.find("\n", i) + 1
-        if not s:
-            return out
+    return out
 
 
 def log_label(lex: NameLexicon, text: str, s: int, e: int) -> bool:
