@@ -47,6 +47,9 @@ POSITIVE = [
     "Customer: [[Alexander Hawkins]], SSN 440-34-3006, DOB 08-24-1958",
     "customer: [[panini sarma]], ssn 409-57-3615",
     "Dear Mr. [[Sharma]],\nplease call.\n\nSincerely,\n[[Dalbir Sharma]]\n\nPS: [[Dalbir]] again",
+    # Months that are given names too, where a greeting names someone by them
+    "Hi [[April]], your parcel is ready.",
+    "Dear [[June]],\nthank you for the note.",
 ]
 
 
@@ -74,6 +77,8 @@ NEGATIVE = [
     "please call me back on 555 0100",
     "agent: can you confirm the email on the account?",
     "Hi there, how can I help?",
+    "Hi all, April 3 is the date.",
+    "Hello, June 12 works for me.",
 ]
 
 
