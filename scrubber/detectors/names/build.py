@@ -73,6 +73,9 @@ UNSEEN = -21.0
 MIXED_CLUSTER_SIZE = 200
 MIXED_CLUSTER_NAMES = 0.15
 L2 = 1e-3
+# One chat record in this many that is written with capitals is fitted in lower case too (see
+# ``examples``).
+LOWER_COPIES = 2
 # The classes of the words around a name: this many steps from the root of the cluster tree
 # (64 classes; a shorter path is a class of its own), for this many of the most frequent words.
 CLASS_BITS = 6
@@ -352,9 +355,14 @@ def write_lexicon(entries: Iterable[tuple[str, Lexeme]], ordinary: Iterable[str]
 def examples(
     detector: NameModelDetector, corpora: Sequence[Path]
 ) -> tuple[list[dict[str, float]], list[int]]:
-    """Every candidate word of every record, labelled 1 inside a PERSON span and 0 elsewhere."""
+    """Every candidate word of every record, labelled 1 inside a PERSON span and 0 elsewhere.
+
+    Every second chat record written with capitals is also fitted typed in lower case, as
+    many people type chat: what the capitals said there, the context has to say.
+    """
     xs: list[dict[str, float]] = []
     ys: list[int] = []
+    capitalised = 0
     for path in corpora:
         with path.open(encoding="utf-8") as f:
             for line in f:
@@ -362,9 +370,18 @@ def examples(
                     continue
                 record = json.loads(line)
                 spans = [(s["start"], s["end"]) for s in record["spans"] if s["entity"] == "PERSON"]
-                for c in detector.candidates(record["text"]):
-                    xs.append(c.features)
-                    ys.append(int(any(a <= c.start and c.end <= b for a, b in spans)))
+                text = record["text"]
+                texts = [text]
+                lower = text.lower()
+                # Some letters change length in lower case ("İ"): the spans would not fit.
+                if record.get("channel") == "chat" and lower != text and len(lower) == len(text):
+                    capitalised += 1
+                    if capitalised % LOWER_COPIES == 0:
+                        texts.append(lower)
+                for t in texts:
+                    for c in detector.candidates(t):
+                        xs.append(c.features)
+                        ys.append(int(any(a <= c.start and c.end <= b for a, b in spans)))
     return xs, ys
 
 
@@ -438,6 +455,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = write_words(build_places(), root / "name_places.txt.gz", "one-word place names")
         print(f"{n} words -> {root / 'name_places.txt.gz'}")
         return 0
+    weights, words, in_names = refit(root, args.corpora)
+    write_weights(weights, root / "name_weights.yaml", args.corpora)
+    print(f"{words} words, {in_names} in names, {len(weights)} weights -> {root / 'name_weights.yaml'}")
+    return 0
+
+
+def refit(root: Path, corpora: Sequence[Path]) -> tuple[dict[str, float], int, int]:
+    """The weights fitted on ``corpora`` over the model files in ``root``, with the number of
+    candidate words and of those inside a name."""
     model = load_model(root)
     # Features do not depend on the weights: any model over the same lexicon gives them.
     unfitted = NameModel(
@@ -450,11 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         famous=model.famous,
         places=model.places,
     )
-    xs, ys = examples(NameModelDetector(unfitted), args.corpora)
-    weights = fit(xs, ys)
-    write_weights(weights, root / "name_weights.yaml", args.corpora)
-    print(f"{len(ys)} words, {sum(ys)} in names, {len(weights)} weights -> {root / 'name_weights.yaml'}")
-    return 0
+    xs, ys = examples(NameModelDetector(unfitted), corpora)
+    return fit(xs, ys), len(ys), sum(ys)
 
 
 if __name__ == "__main__":

@@ -214,6 +214,11 @@ class ContextWords:
 STATE_AFTER = re.compile(r",? [A-Z]{2}\b(?!['’])")
 SENTENCE_END = frozenset('.!?:;"|>*#\n')
 CODE_AFTER = frozenset("=_.(/[{<@")
+# The longest word in capitals that no list knows and that is read as an acronym, not a name,
+# on a line written in both cases.
+ACRONYM = 5
+# The parts of a word written in camel case: "UsersController" is "Users", "Controller".
+CAMEL_PART = re.compile(r"[A-Z][a-z]*|[a-z]+")
 CODE_BEFORE = frozenset("_/=.<$#@{[\\")
 
 
@@ -263,7 +268,11 @@ def lexical(
     if key in words.dates:
         f["month"] = 1.0
     if entry is None:
-        if lexicon.ordinary(key) or ("-" in key and _hyphened_ordinary(key, lexicon)):
+        if (
+            lexicon.ordinary(key)
+            or ("-" in key and _hyphened_ordinary(key, lexicon))
+            or ("inner_capital" in f and _camel_ordinary(word, lexicon))
+        ):
             f["ordinary"] = 1.0
         else:
             f["unknown"] = 1.0
@@ -291,6 +300,14 @@ def lexical(
         if entry.given or entry.surname:
             f["low_name"] = 1.0
     return f
+
+
+def _camel_ordinary(word: str, lexicon: Lexicon) -> bool:
+    """Whether a word with inner capitals is words mostly written in lower case run together,
+    each capitalised ("UsersController", "PaymentGateway", "StatusPage"): code and brands are
+    named so; "McDonald", "DeShawn" and "LeBron" hold a part that is no ordinary word."""
+    parts = CAMEL_PART.findall(word)
+    return len(parts) > 1 and all(len(p) > 1 and _lower_case(p.lower(), lexicon) for p in parts)
 
 
 def _hyphened_ordinary(key: str, lexicon: Lexicon) -> bool:
@@ -698,9 +715,22 @@ class NameModelDetector:
                 and _lower_case(text[scored[b][0].start : scored[b][0].end], self.model.lexicon)
             ):
                 b -= 1
+            # Nor does it start with a lower-case word that no list knows and that only joined
+            # on the lower bar: "the account is undre Sarah Kirk" holds a slip, not a name. (The
+            # word stood by the name: what is left needs no more support to stand alone, "tita
+            # Bituin".)
+            joined = a < b
+            while (
+                a < b
+                and scored[a][1] < th
+                and "k_low" in scored[a][0].features
+                and "unknown" in scored[a][0].features
+                and any("k_low" not in c.features for c, _ in scored[a + 1 : b + 1])
+            ):
+                a += 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
-            if a == b and not self._stands_alone(text, scored[a][0]):
+            if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
@@ -748,8 +778,13 @@ class NameModelDetector:
         line = _Line(text, a, b, words, kinds, labels)
         out: list[Candidate] = []
         lexicals = self._lexicals
+        shouts = seg == seg.upper()
         for i, ((s, e, w), (kind, relevant)) in enumerate(zip(words, shapes, strict=True)):
             if kind is None or (only_relevant and not relevant) or _in_code(text, s, e):
+                continue
+            if kind == "upper" and not shouts and e - s <= ACRONYM and w.lower() not in lex.names:
+                # A short word in capitals that no list knows, on a line written in both cases,
+                # is an acronym ("CPI", "JCB", "SIRET"), not a name.
                 continue
             f = lexicals.get(w)
             if f is None:
@@ -848,8 +883,13 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
         whole = text[line.start : line.end]
         if kind == "low" and whole == whole.lower():
             f["no_capitals"] = 1.0
-        elif kind == "upper" and whole == whole.upper():
-            f["shouting"] = 1.0
+        elif kind == "upper":
+            # Capitals on a line that shouts are a name's as much as any word's; on a line
+            # written in both cases a word in capitals is mostly an acronym ("CPI", "SIRET").
+            if whole == whole.upper():
+                f["shouting"] = 1.0
+            else:
+                f["upper_mixed"] = 1.0
     # The class of each neighbour word when only spaces part them: a coarse distributional
     # class (verbs, auxiliaries, pronouns, prepositions, greetings ...), so that the words
     # around a name count by their kind, not one by one: "emma said", "thanks obama",
@@ -925,7 +965,8 @@ def _second_person_soon(line: _Line, i: int, second: frozenset[str]) -> bool:
 
 # Inside a token holding one of these, a word is part of an address, a path, a key or an
 # identifier, never a name on its own ("sofia.duarte@example.com", "user_name=", "/home/ana").
-CODE_MARKS = re.compile(r"[@/=_\\]|\w\.\w|\d|://")
+# A method or a namespace joins words too: "UsersController#create", "Billing::Invoice".
+CODE_MARKS = re.compile(r"[@/=_\\]|\w[.#]\w|\w::\w|\d|://")
 
 
 def _in_code(text: str, s: int, e: int) -> bool:
@@ -1070,10 +1111,10 @@ LIFTING = ("prev_c", "next_c", "comma_after", "initial_comma", "exclaim_after", 
 
 
 def _slip_of(word: str, lexicon: Lexicon) -> bool:
-    """Whether a lower-case word is an ordinary word with one letter too many or two letters
-    swapped ("paassword", "biirth", "wrold"): the cue words' typing slips, read the other way
-    (a letter missing, "adress", is not looked for)."""
-    return any(lexicon.ordinary(w) for w in with_slips([word]) if w != word)
+    """Whether a lower-case word is a word mostly written in lower case with one letter too
+    many or two letters swapped ("paassword", "biirth", "wrold", "graant"): the cue words'
+    typing slips, read the other way (a letter missing, "adress", is not looked for)."""
+    return any(_lower_case(w, lexicon) for w in with_slips([word]) if w != word)
 
 
 def _places(text: str, seeds: set[str]) -> Iterator[tuple[int, int]]:
