@@ -138,6 +138,9 @@ NEGATIVE = [
     "I was charged 4410 dollars on my card",
     "my card expires 0927",
     "ZipRecruiter sent 3 emails about 2 cards",
+    # A brand written in camel case after one small letter is no key: a user agent's device.
+    '"DELETE /v1/accounts HTTP/1.1" 201 - 0 3217 333 397 "-" "MyBankApp/8.14.2 (iOS 17.5; iPhone15,2)"',
+    "sent from my iPhone 0 2186 346 265",
     '{"cardCount":"3","lastLogin":"2024-05-01"}',
     "the sort order of the 20 items is wrong",
     "the gift card ending 31007 has no balance",

@@ -29,7 +29,8 @@ OutOfReach = Callable[[Sequence[CueHit], int, int], bool]
 # Sentence ends inside a line: ".", "!" or "?" and a space, unless the word is an abbreviation.
 _SENTENCE_END = regex.compile(r"(?<=[.!?])\s+")
 # A word that changes from lower to upper case: "cardLast4", "postalCode" (keys in JSON logs).
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Not after a single small letter: "iPhone", "eBay" and "iCloud" are names of things.
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])")
 # The same test as a pair of characters. It starts with the capital, which is rarer than a
 # small letter, so the search skips in C to the next capital and only then looks behind.
 CAMEL_PAIR = re.compile(r"[A-Z](?<=[a-z][A-Z])")
