@@ -30,6 +30,22 @@ POSITIVE = [
     ("SECRET", "curl -u deploy:pass https://x.example.com/v1", ["pass"]),
     ("SECRET", "curl --user admin:S3cr3t!x -X POST https://x.example.com", ["S3cr3t!x"]),
     ("SECRET", "curl --user=ops:Tide.42lumen https://x.example.com", ["Tide.42lumen"]),
+    # ... other command lines' password flags, and server directives.
+    ("SECRET", "mysql -h 10.8.0.14 -u etl -pHarvest2024$$ warehouse", ["Harvest2024$$"]),
+    ("SECRET", "mysqldump --password=Hunter2x shop > shop.sql", ["Hunter2x"]),
+    ("SECRET", "redis-cli -h cache -a Tr0ub4dor flushall", ["Tr0ub4dor"]),
+    ("SECRET", "sshpass -p Kite9sky ssh ops@host", ["Kite9sky"]),
+    ("SECRET", "# WARNING config rewrite: requirepass HNxbyvuz9EPp4sknqajK", ["HNxbyvuz9EPp4sknqajK"]),
+    ("SECRET", "wpa_passphrase=fjord-otter-71", ["fjord-otter-71"]),
+    # ... "pw" in prose, and a key longer than any password after a key word and its purpose.
+    ("SECRET", 'wifi at the cabin: network "Fjellhytta", pw tyttebær-2019', ["tyttebær-2019"]),
+    (
+        "SECRET",
+        "storage account key for the backups container: "
+        + "nb0Vs5wXva6acQZPVsNZCop0XMM9qoJx" * 2
+        + "k6UcPmaVaX7fk/7fbgfsSXUlNg==",
+        ["nb0Vs5wXva6acQZPVsNZCop0XMM9qoJx" * 2 + "k6UcPmaVaX7fk/7fbgfsSXUlNg=="],
+    ),
     # ... a quoted key and value given as a pair.
     ("SECRET", "define( 'DB_PASSWORD', 'violet_0136copp' );", ["violet_0136copp"]),
     ("SECRET", 'config.set("db_password", "Quartz#7719")', ["Quartz#7719"]),
@@ -142,6 +158,10 @@ NEGATIVE = [
     ("SECRET", "docker run -u 1000:1000 image"),
     ("SECRET", "sudo -u postgres psql"),
     ("SECRET", "pip install --user requests"),
+    ("SECRET", "mysql -u root -p warehouse"),
+    ("SECRET", "psql --password --host db"),
+    ("SECRET", "requirepass is set in redis.conf"),
+    ("SECRET", "the pw reset link expired"),
     # ... nor the words after "password" in a sentence.
     ("SECRET", "I got a password reset link"),
     ("SECRET", "my password to expire soon"),

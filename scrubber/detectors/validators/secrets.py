@@ -137,13 +137,27 @@ def credential(value: str, memo: Memo) -> int:
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~_|/\\<>[]{}")
 
 
+# One run of base64 (or URL-safe base64, or hex) characters, up to a key's length.
+_KEY_RUN = re.compile(r"[A-Za-z0-9+/_-]{65,512}={0,2}")
+
+
+def _mixed(v: str) -> bool:
+    return any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)
+
+
 def prose_password(value: str, memo: Memo) -> int:
     """A password given in prose, after "password" with no "=" or ":" ("password is maple!336",
     "reset my password to Nimbus-33nimb", 'network "Lakeside", password maple!336nimbu'): only
     a value that looks like one, letters with digits or a symbol, so that the words that follow
-    "password" in a sentence ("reset link", "to expire", "is wrong", "self-service") are not."""
+    "password" in a sentence ("reset link", "to expire", "is wrong", "self-service") are not.
+    Past 64 characters, only a key: one run of base64 or hex with capitals, small letters and
+    digits."""
     v = value.rstrip(".,;:)]}\"'")  # as secret_value: "P3pp3r82?" keeps its "?"
-    if not 6 <= len(v) <= 64 or _placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+    if len(v) > 64:
+        # Longer than a password: a key, if it is one run of base64 or hex with capitals,
+        # small letters and digits ("storage key for the backups: nb0Vs5wX...==").
+        return len(v) if _KEY_RUN.fullmatch(v) and secret_token(v, memo) and _mixed(v) else 0
+    if len(v) < 6 or _placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
         return 0
     if "://" in v or ("@" in v[1:-1] and "." in v.rsplit("@", 1)[-1]):
         return 0  # a link or an e-mail address
