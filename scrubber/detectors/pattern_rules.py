@@ -67,7 +67,7 @@ _LINEAR = {
     "us_zip_cued": ("370c25015255", "[0-9]", ANY_LENGTH),
     "postcode": ("2c7d3bcd32ab", "[A-Z]", TWIN_MAX_CHARS),
     "postcode_cued": ("57e03287a246", "[A-Za-z]", ANY_LENGTH),
-    "ipv4": ("10affa58fd23", "[0-9]", TWIN_MAX_CHARS),
+    "ipv4": ("b8bae59cf9f6", "[0-9]", TWIN_MAX_CHARS),
     "ipv6": ("11fc26ad710a", "[0-9A-Fa-f]", TWIN_MAX_CHARS),
     "ipv6_short": ("a46803467807", "[0-9A-Fa-f:]", ANY_LENGTH),
 }
@@ -102,7 +102,7 @@ _NEEDS = {
     # The value itself, from its first dash.
     "us_ssn_formatted": ("09edacb187bc", r"-(?<=[0-9]{3}-)[0-9]{2}-[0-9]{4}", 3),
     # Four numbers and three dots, from the first dot (after the first number, 1-3 digits).
-    "ipv4": ("10affa58fd23", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
+    "ipv4": ("b8bae59cf9f6", r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]{1,3}\.[0-9]", 3),
     # Seven colons between hex digits, from the first colon (after the first group, 1-4 digits).
     "ipv6": ("11fc26ad710a", r":(?<=[0-9A-Fa-f]:)(?:[0-9A-Fa-f]{1,4}:){6}[0-9A-Fa-f]", 4),
     # "::", at most 34 characters in: at most seven groups of 1-4 hex digits and a colon before.

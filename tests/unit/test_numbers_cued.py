@@ -97,6 +97,8 @@ ADDRESSES = [
     ("multicast join from 224.0.0.251", "224.0.0.251"),
     ("[client 2001:db8:1b04:d5fb::e8f4:30876] AH01630: client denied", "2001:db8:1b04:d5fb::e8f4"),
     ("it says my address 31.0.147.212 is blocked by the build server", "31.0.147.212"),
+    # OpenVPN's "common name/real address:port": a port after it, so no version after "word/"
+    ("nour@example.fr/31.66.217.103:26062 MULTI_sva: pool returned", "31.66.217.103"),
 ]
 
 
