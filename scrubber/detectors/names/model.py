@@ -217,6 +217,8 @@ CODE_AFTER = frozenset("=_.(/[{<@")
 # The longest word in capitals that no list knows and that is read as an acronym, not a name,
 # on a line written in both cases.
 ACRONYM = 5
+# A word glued to a digit (or to ":" and a digit), as in "fd12:", "AB12", "v2".
+DIGIT_GLUED = re.compile(r":?\d")
 # The parts of a word written in camel case: "UsersController" is "Users", "Controller".
 CAMEL_PART = re.compile(r"[A-Z][a-z]*|[a-z]+")
 CODE_BEFORE = frozenset("_/=.<$#@{[\\")
@@ -758,7 +760,9 @@ class NameModelDetector:
         ordinary word ("paassword is", "biirth is") or ends as ordinary words do ("Descaling
         is", "Frobnicator should")."""
         f = cand.features
-        if "unknown" not in f or not SUPPORT.isdisjoint(f):
+        # A word in lower case by a digit needs that support too ("ula fd12:3456::9").
+        lower_by_digit = "k_low" in f and "digit_near" in f
+        if ("unknown" not in f and not lower_by_digit) or not SUPPORT.isdisjoint(f):
             return True
         w = self.model.weights
         lift = sum(w.get(k, 0.0) * v for k, v in f.items() if k.startswith(LIFTING))
@@ -872,7 +876,13 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
         f["code_after"] = 1.0
     if before[-1:] in CODE_BEFORE:
         f["code_before"] = 1.0
-    if any(c.isdigit() for c in before[-3:]) or any(c.isdigit() for c in after[:3]):
+    if (
+        any(c.isdigit() for c in before[-3:])
+        or any(c.isdigit() for c in after[:3])
+        # the next word is a code, an address or a number that starts with letters
+        # ("ula fd12:3456::9", "ref AB12")
+        or (after == " " and i + 1 < len(words) and DIGIT_GLUED.match(text, words[i + 1][1]) is not None)
+    ):
         f["digit_near"] = 1.0
     elif line.labels and any(s - 2 <= y <= s or e <= x <= e + 2 for x, y in line.labels):
         # A label an earlier scrub wrote stands where a value stood, as near as a digit would
