@@ -21,6 +21,7 @@ from scrubber.rulefile import RuleError
 _LISTS = (
     "suffixes",
     "name_suffixes",
+    "confirmed_suffixes",
     "route_suffixes",
     "named_streets",
     "streets_first",
@@ -101,6 +102,13 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         ):
             raise RuleError(path, rulefile.line_of(data), f"{key} must be a non-empty list of words")
         lists[key] = [w.strip().lower() for w in words]
+    clash = set(lists["confirmed_suffixes"]) & (set(lists["suffixes"]) | set(lists["streets_after_number"]))
+    if clash:
+        raise RuleError(
+            path,
+            rulefile.line_of(data),
+            f"confirmed_suffixes may not repeat suffixes or streets_after_number: {', '.join(sorted(clash))}",
+        )
     alt = {key: _alternation(words) for key, words in lists.items() if key != "cues"}
     suffix, direction, unit, not_name = alt["suffixes"], alt["directions"], alt["units"], alt["not_names"]
     # Suffixes that are no street-name word in lower case ("street", "rd"; "hollow" is one).
@@ -135,6 +143,16 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         r"|\d{1,2}\s?[º°ª](?:\s?(?:\d{1,2}\s?[ºª°]|[A-Z]\b|(?i:izq(?:da|uierda)?|dcha|dch|derecha|centro)\b\.?))?))?"
     )
     number_last = r"(?!0)\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?\b"
+    # What confirms a street that ends in one of `confirmed_suffixes`: a unit after it, or a
+    # city (one to three capitalised words), a state code and a ZIP code after a comma; else
+    # (group ``cued``) the end of the line or of a clause, and then an address cue must stand
+    # before the house number (see AddressDetector._line). Such a suffix is capitalised, even
+    # on a line in lower case ("we moved to 7 Willow Bend last spring" ends in "Bend").
+    city_tail = r",\s*(?:\p{Lu}[\p{L}'’.-]*\s+){0,2}\p{Lu}[\p{L}'’.-]*,?\s+\p{Lu}{2}\s+\d{5}(?:-\d{4})?\b"
+    confirmed = (
+        rf"(?=\p{{Uppercase_Letter}})(?i:{alt['confirmed_suffixes']})\b\.?"
+        rf"(?:(?=,?\s+(?i:{unit})\b|{city_tail})|(?<cued>(?=\s*$|\s*[,;.!?)]|\s+(?i:in|at|near|and)\b)))"
+    )
     route_no = r"\d{1,4}[A-Za-z]?\b"
     pattern = (
         rf"(?<![\w.,/$£€-])"
@@ -146,7 +164,7 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         rf"(?:(?:{word}\s+){{0,3}}{word}\s+|(?<=\d\d[A-Za-z]?\s+)(?=(?i:{alt['route_suffixes']})\.?\s+\d))"
         rf"(?:(?i:{alt['route_suffixes']})\.?\s+{route_no}|(?i:{suffix})\b\.?"
         # A plural noun after the street makes it a name of things: "3 Main St. locations".
-        rf"(?!\.?\s+(?!(?i:{alt['after_plural_ok']})\b)\p{{Ll}}+s\b))"
+        rf"(?!\.?\s+(?!(?i:{alt['after_plural_ok']})\b)\p{{Ll}}+s\b)|{confirmed})"
         # "1500 Broadway"; "12 rue des Lilas".
         rf"|(?i:{alt['named_streets']})\b{end}"
         rf"|(?i:{alt['streets_after_number']})\s+{after_type}{end}"
@@ -212,7 +230,12 @@ def _first_words(lists: Mapping[str, Sequence[str]]) -> list[str]:
 def _ends(lists: Mapping[str, Sequence[str]]) -> list[str]:
     """The words after which a house number's street may end: suffixes, named streets, types
     written after the number."""
-    return sorted(set(lists["suffixes"]) | set(lists["named_streets"]) | set(lists["streets_after_number"]))
+    return sorted(
+        set(lists["suffixes"])
+        | set(lists["confirmed_suffixes"])
+        | set(lists["named_streets"])
+        | set(lists["streets_after_number"])
+    )
 
 
 def _prefilters(
@@ -384,6 +407,10 @@ class AddressDetector:
         except TimeoutError as exc:
             raise RegexTimeout("street_address") from exc
         for m in matches:
+            # A street ending in a confirmed suffix with nothing after it to confirm it is an
+            # address only after a cue ("Address: 115 Cummings Walks"; not "at 5 Golden Springs").
+            if m.groupdict().get("cued") is not None and not self._cue_before(line, m.start()):
+                continue
             # A dot after the suffix ends the sentence or the abbreviation: not the value's.
             end = pos + m.start() + len(m.group().rstrip("."))
             out.append(Finding(pos + m.start(), end, "STREET_ADDRESS", SCORE, self.name))
@@ -392,4 +419,7 @@ class AddressDetector:
         """Whether a match on a line with capitals is an address: capitalised, or after a cue."""
         if cased.fullmatch(line, m.start(), m.end(), timeout=self.timeout):
             return True
-        return self.cues.search(line, max(0, m.start() - CUE_WINDOW), m.start()) is not None
+        return self._cue_before(line, m.start())
+
+    def _cue_before(self, line: str, start: int) -> bool:
+        return self.cues.search(line, max(0, start - CUE_WINDOW), start) is not None

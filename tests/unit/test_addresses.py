@@ -63,3 +63,14 @@ def test_a_bad_lexicon_names_file_line_and_reason(tmp_path: Path) -> None:
     with pytest.raises(RuleError) as err:
         load_address_grammar(path)
     assert err.value.path == str(path) and err.value.line == 1 and "missing key" in err.value.reason
+
+
+def test_a_suffix_in_both_lists_is_refused(tmp_path: Path) -> None:
+    source = (rulefile.grammar_dir() / "addresses.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "addresses.yaml"
+    path.write_text(
+        source.replace("confirmed_suffixes:\n  [", "confirmed_suffixes:\n  [street, ", 1), encoding="utf-8"
+    )
+    with pytest.raises(RuleError) as err:
+        load_address_grammar(path)
+    assert "confirmed_suffixes may not repeat" in err.value.reason and "street" in err.value.reason

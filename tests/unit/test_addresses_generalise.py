@@ -59,3 +59,43 @@ NEGATIVE = [
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_are_left_alone(detector: AddressDetector, text: str) -> None:
     assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
+
+
+# Streets ending in a suffix of the US postal list that is an everyday noun as well ("Springs",
+# "Summit", "Key"): an address when a unit, a city with state and ZIP, or a cue says so.
+CONFIRMED = [
+    "Please send the forms to [[4410 Willow Springs Suite 12]], Reno.",
+    "[[9 Heron Stream Apt. 107]]",
+    "Invoice address [[88 Copper Summit]], Boulder, CO 80302",
+    "[[302 Elk Creek Junction]], Casper, WY 82601",
+    "[[51 Tamsin Burg]], Lake Orrville, AZ 85004",
+    "our new office: [[1200 Harbor View, Unit 5]]",
+    "return address is [[600 Pine Key]].",
+    "We moved to [[75 Larch Estate]] in March",
+]
+
+
+@pytest.mark.parametrize("marked", CONFIRMED)
+def test_everyday_suffixes_with_something_that_confirms_them(detector: AddressDetector, marked: str) -> None:
+    text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
+    want = re.findall(r"\[\[(.+?)\]\]", marked)
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == want
+
+
+UNCONFIRMED = [
+    "We walked 3 Miles to Silver Lake and back.",
+    "I scored 10 Points at the Summit yesterday",
+    "Flight 221 to Palm Springs, gate 14",
+    "the 5 Golden Springs resorts are full",
+    "see 2 Key points below, and 3 Action items",
+    "Address the 2 Summit issues in the meeting",
+    "Chapter 7 Forest Fires, page 12",
+    "I moved 3 Pines to the garden",
+    "Windows 11 Park mode, Suite 2 tests",
+    "we stayed 3 nights at 12 Oak Springs",
+]
+
+
+@pytest.mark.parametrize("text", UNCONFIRMED)
+def test_everyday_suffixes_alone_are_no_street(detector: AddressDetector, text: str) -> None:
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
