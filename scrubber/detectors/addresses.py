@@ -134,8 +134,9 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     # What follows a street with no suffix, or with the number last: the end, punctuation, a
     # capitalised word (the city), a unit, a number (the postcode); no lower-case word.
     end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d|\s+[-–—]\s)"
-    # A house number never starts with 0 ("00 AM") nor follows "digit:" (a time: "11:00").
-    house = r"(?<!\d:)(?!0)\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
+    # A house number is never "0" nor two digits starting with 0 ("00 AM", "07"), nor follows
+    # "digit:" (a time: "11:00"); three digits or more may start with 0 ("0219 Michael Burg").
+    house = r"(?<!\d:)(?!0\d?(?!\d))\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
     # A unit after a street with the number last: "Apt 3", or a Spanish floor and door
     # ("Calle Mayor 12, 3º B", "2º izq.").
     unit_after = (

@@ -99,3 +99,8 @@ UNCONFIRMED = [
 @pytest.mark.parametrize("text", UNCONFIRMED)
 def test_everyday_suffixes_alone_are_no_street(detector: AddressDetector, text: str) -> None:
     assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == []
+
+
+def test_a_house_number_of_three_digits_or_more_may_start_with_zero(detector: AddressDetector) -> None:
+    text = "Address: 0219 Michael Burg, Allisonborough, SC 08410; the 07 Main St bus is at 07:15"
+    assert [text[f.start : f.end] for f in detector.detect(text, MessageContext())] == ["0219 Michael Burg"]
