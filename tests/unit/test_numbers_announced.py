@@ -27,6 +27,10 @@ ANNOUNCED = [
     ("Paid with my Maestro 6759 6498 2643 0 yesterday", "CREDIT_CARD", "6759 6498 2643 0"),
     ("JCB card: 2131 7302 0418 552", "CREDIT_CARD", "2131 7302 0418 552"),
     ("mir card 2200 4187 3965 1022", "CREDIT_CARD", "2200 4187 3965 1022"),
+    # ... after other languages' words for a card, or a request to charge it.
+    ("Kartennummer 1800 9799 4865 523", "CREDIT_CARD", "1800 9799 4865 523"),
+    ("Please charge 3518492543660045, expiry 09/29.", "CREDIT_CARD", "3518492543660045"),
+    ("número de tarjeta: 5018 4607 9439", "CREDIT_CARD", "5018 4607 9439"),
     # Passports and licences after other languages' words, in groups.
     ("Pasaporte: PA 2281 093", "PASSPORT", "PA 2281 093"),
     ("passeport n° 18AV04417", "PASSPORT", "18AV04417"),
@@ -70,6 +74,9 @@ LOOK_ALIKES = [
     "License: MIT",
     "the password for the account is wrong",  # no value that looks like a password
     "sms_sent_at=1712345678 phone",  # an epoch time
+    "they charged me 4521 for the repair",  # an amount after "charged"
+    "we charge 2500 per month",
+    "dial 2 for billing, order 12345678",  # a menu choice, then a reference
 ]
 
 

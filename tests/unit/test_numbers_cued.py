@@ -33,6 +33,8 @@ PHONES = [
     ('contact.updated phone="+852 9123 4410" user=5531', "+852 9123 4410"),
     ("Téléphone : 04 78 92 15 66", "04 78 92 15 66"),
     ("my number is 555-0186, text first", "555-0186"),
+    ("for urgent issues dial (492)232-0376", "(492)232-0376"),
+    ("new number is 1-082-326-0951, save it", "1-082-326-0951"),
     # libphonenumber knows this plan: it says where the number ends.
     ("Phone: (415) 555-2671 12 items", "(415) 555-2671"),
 ]
