@@ -83,3 +83,30 @@ def test_dialogue_partials() -> None:
     assert micro["recall"] >= 0.9, got["missed"][:15]
     assert over["negative_records"] >= 20
     assert over["negative_records_flagged"] <= 2, over
+
+
+# values-probe (tests/data/corpora/README.md): Faker's values of 40 locales in sentences written
+# here. On 2026-11-28, before the confirmed street suffixes, the house numbers that start with 0
+# and the 'dial' and card-word cues: PHONE_NUMBER 0.963, CREDIT_CARD 0.900, STREET_ADDRESS
+# 0.242, micro 0.899 / 0.994, leak 0.082; after: 1.000, 1.000, 0.667, micro 0.945 / 0.994, leak
+# 0.040 (PERSON 0.986 / 0.980 both times; a few unlabelled city names vary between writes).
+VALUES_PROBE = {
+    "PHONE_NUMBER": 0.98,
+    "CREDIT_CARD": 0.97,
+    "PERSON": 0.95,
+    "STREET_ADDRESS": 0.6,
+    "PASSPORT": 0.95,
+    "IP_ADDRESS": 1.0,
+    "US_SSN": 1.0,
+    "EMAIL_ADDRESS": 1.0,
+    "DATE_OF_BIRTH": 1.0,
+}
+
+
+def test_values_probe() -> None:
+    got = result("values-probe")
+    missed = got["missed"][:15]
+    for entity, floor in VALUES_PROBE.items():
+        assert got["entities"][entity]["recall"] >= floor, (entity, got["entities"][entity], missed)
+    assert got["micro"]["recall"] >= 0.93, missed
+    assert got["micro"]["precision"] >= 0.975, got["micro"]
