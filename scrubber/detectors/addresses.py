@@ -37,6 +37,19 @@ _LISTS = (
     "cues",
 )
 SCORE = 0.85
+# The ZIP code of a US address written on one line, after the street we found (and its unit):
+# a comma or blanks, one to three words of the city or the state (capitalised, or any on a line
+# in lower case), then five digits (ZIP+4 too) that no capitalised word follows ("88 Cedar
+# Hollow Ln, Asheville NC 28803", "1520 Ocean Pkwy Apt 6F, Brooklyn 11230"). A code right
+# after the street and before the city ("Calle Mayor 10, 28013 Madrid") is another country's
+# postcode, which ZIP_CODE does not take in. Linear: a bounded number of words, each a run of
+# at most 31 letters.
+_ZIP_AFTER = (
+    r",?[ \t]+(?:\p{Lu}[\p{L}.'’-]{0,30}+,?[ \t]+){1,3}"
+    r"(?<zip>\d{5}(?:-\d{4})?)(?![\w-]|[ \t]+\p{Lu})"
+)
+ZIP_AFTER = regex.compile(_ZIP_AFTER)
+ZIP_AFTER_LOWER = regex.compile(_ZIP_AFTER.replace(r"\p{Lu}[", r"\p{L}["))
 # How far before the house number an address cue may stand.
 CUE_WINDOW = 30
 # A digit, as the address pattern's \d knows it. The ``regex`` module knows a newer Unicode
@@ -308,7 +321,8 @@ class AddressDetector:
     number; PO box."""
 
     name = "address"
-    entities = frozenset({"STREET_ADDRESS"})
+    # ZIP_CODE: the ZIP code after a street it found (ZIP_AFTER).
+    entities = frozenset({"STREET_ADDRESS", "ZIP_CODE"})
 
     def __init__(self, grammar: AddressGrammar, *, timeout: float = REGEX_TIMEOUT) -> None:
         self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar[:6]
@@ -379,7 +393,24 @@ class AddressDetector:
                 if not any(f.start < k.end and k.start < f.end for k in kept):
                     kept.append(f)
             out = sorted(kept, key=lambda f: f.start)
-        return out
+        return out + self._postcodes(text, out) if out else out
+
+    def _postcodes(self, text: str, streets: list[Finding]) -> list[Finding]:
+        """ZIP_CODE for the ZIP code that follows a street on its line (see ZIP_AFTER)."""
+        found = []
+        for f in streets:
+            end = text.find("\n", f.end)
+            end = len(text) if end < 0 else end
+            start = text.rfind("\n", 0, f.start) + 1
+            line = text[start:end]
+            pattern = ZIP_AFTER_LOWER if line == line.lower() else ZIP_AFTER
+            try:
+                m = pattern.match(text, f.end, end, timeout=self.timeout)
+            except TimeoutError as exc:
+                raise RegexTimeout("street_address") from exc
+            if m is not None:
+                found.append(Finding(m.start("zip"), m.end("zip"), "ZIP_CODE", SCORE, self.name))
+        return found
 
     def _starts_first(self, text: str) -> re.Match[str] | None:
         """The start test of the forms with the number last, at the start of the text."""

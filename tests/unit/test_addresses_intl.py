@@ -20,9 +20,9 @@ def detector() -> AddressDetector:
 
 def _found(detector: AddressDetector, marked: str) -> tuple[list[str], list[str]]:
     text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
-    return [text[f.start : f.end] for f in detector.detect(text, MessageContext())], re.findall(
-        r"\[\[(.+?)\]\]", marked
-    )
+    return [
+        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
+    ], re.findall(r"\[\[(.+?)\]\]", marked)
 
 
 POSITIVE = [

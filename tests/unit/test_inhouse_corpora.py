@@ -86,15 +86,17 @@ def test_dialogue_partials() -> None:
 
 
 # values-probe (tests/data/corpora/README.md): Faker's values of 40 locales in sentences written
-# here. On 2026-11-28, before the confirmed street suffixes, the house numbers that start with 0
-# and the 'dial' and card-word cues: PHONE_NUMBER 0.963, CREDIT_CARD 0.900, STREET_ADDRESS
-# 0.242, micro 0.899 / 0.994, leak 0.082; after: 1.000, 1.000, 0.667, micro 0.945 / 0.994, leak
-# 0.040 (PERSON 0.986 / 0.980 both times; a few unlabelled city names vary between writes).
+# here. On 2026-11-28, before the confirmed street suffixes, house numbers that start with 0,
+# ZIP codes after a street, and the 'dial' and card-word cues: PHONE_NUMBER 0.963, CREDIT_CARD
+# 0.900, STREET_ADDRESS 0.242, ZIP_CODE 0.846, micro 0.920 / 0.988, leak 0.061; after: 1.000,
+# 1.000, 0.667, 0.923, micro 0.969 / 0.988, leak 0.016 (PERSON 0.986 / 0.961 both times: city
+# names after a foreign postcode read as names; a few unlabelled city names vary between writes).
 VALUES_PROBE = {
     "PHONE_NUMBER": 0.98,
     "CREDIT_CARD": 0.97,
     "PERSON": 0.95,
     "STREET_ADDRESS": 0.6,
+    "ZIP_CODE": 0.9,
     "PASSPORT": 0.95,
     "IP_ADDRESS": 1.0,
     "US_SSN": 1.0,
@@ -108,5 +110,5 @@ def test_values_probe() -> None:
     missed = got["missed"][:15]
     for entity, floor in VALUES_PROBE.items():
         assert got["entities"][entity]["recall"] >= floor, (entity, got["entities"][entity], missed)
-    assert got["micro"]["recall"] >= 0.93, missed
+    assert got["micro"]["recall"] >= 0.95, missed
     assert got["micro"]["precision"] >= 0.975, got["micro"]

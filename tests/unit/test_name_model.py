@@ -368,3 +368,26 @@ def test_ordinary_and_unknown_words(tmp_path: Path) -> None:
         (False, False),
         (False, True),
     ]
+
+
+def test_a_town_before_its_postcode_is_no_name(detector: NameModelDetector) -> None:
+    # The postcode as another detector found it, as the label scrubbing wrote, as a pseudonym.
+    text = "the booklet goes to Flat 6, 14 Clarendon Road, Cheltenham GL52 2LQ."
+    zip_code = Finding(text.index("GL52"), text.index("GL52") + 8, "ZIP_CODE", 0.9, "pattern:postcode")
+    ctx = MessageContext(kept=[zip_code])
+    assert [f for f in detector.detect(text, ctx) if text[f.start : f.end] == "Cheltenham"] == []
+    for scrubbed in (
+        "the booklet goes to [STREET_ADDRESS], Cheltenham [ZIP_CODE].",
+        "the booklet goes to <STREET_ADDRESS:0a1b2c3d>, Cheltenham <ZIP_CODE:4e5f6a7b>.",
+        "ship it to [STREET_ADDRESS], Ravensworth, IL [ZIP_CODE] please",
+    ):
+        assert names(detector, scrubbed) == []
+    # A name before anything else stays a name.
+    assert names(detector, "the booklet goes to Siobhan Gallagher [PHONE_NUMBER].") == ["Siobhan Gallagher"]
+
+
+def test_scrubbing_an_address_twice_leaves_the_town() -> None:
+    engine = Scrubber()
+    once = engine.scrub("the booklet goes to Flat 6, 14 Clarendon Road, Cheltenham GL52 2LQ.").text
+    assert once == "the booklet goes to [STREET_ADDRESS], Cheltenham [ZIP_CODE]."
+    assert engine.scrub(once).text == once

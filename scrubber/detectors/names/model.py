@@ -591,6 +591,8 @@ class NameModelDetector:
         found = self.find(text)
         if found and ctx.kept:
             found = list(_beside(found, ctx.kept))
+        if found and (ctx.kept or "[" in text or "<" in text):
+            found = [f for f in found if not _before_postcode(text, f.end, ctx.kept)]
         return found
 
     def find(self, text: str) -> list[Finding]:
@@ -1110,6 +1112,26 @@ def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
     for f in found:
         if not others.overlaps(f.start, f.end):
             yield f
+
+
+# Between a name and the postcode after it: a comma maybe, blanks, a state code maybe.
+_POSTCODE_GAP = re.compile(r",?[ \t]+(?:[A-Z]{2},?[ \t]+)?")
+_POSTCODE_MARKS = ("[ZIP_CODE]", "<ZIP_CODE:")
+
+
+def _before_postcode(text: str, end: int, kept: Sequence[Finding]) -> bool:
+    """Whether a postcode follows the name that ends at ``end``: then the name is the town of
+    an address ("14 Clarendon Road, Cheltenham GL52 2LQ", "Springfield, IL 62704"), whether
+    the postcode is still there (another detector found it) or scrubbing wrote its label
+    (scrubbed text scrubbed again must not change)."""
+    gap = _POSTCODE_GAP.match(text, end)
+    if gap is None:
+        return False
+    at = gap.end()
+    if text.startswith(_POSTCODE_MARKS, at):
+        # A label, or a pseudonym as the hash operator writes it ("<ZIP_CODE:1a2b3c4d>").
+        return any(a == 0 for a, _ in placeholders(text[at : at + 20]))
+    return any(k.start == at and k.entity == "ZIP_CODE" for k in kept)
 
 
 # What says that a word no list knows is a name when it stands alone: a title before it, a

@@ -91,7 +91,8 @@ class Probe:
 
     def add(self, kind: str, template: str, values: dict[str, str | Value]) -> None:
         """One record: ``template`` with its ``{slot}``s filled; a (value, entity) pair is labelled."""
-        text, spans = "", []
+        text = ""
+        spans: list[dict[str, object]] = []
         rest = template
         while "{" in rest:
             before, _, after = rest.partition("{")
@@ -107,9 +108,8 @@ class Probe:
             else:
                 text += value
         text += rest
-        self.records.append(
-            {"id": f"vp-{kind}-{len(self.records):04d}", "channel": "chat", "text": text, "spans": spans}
-        )
+        record = {"id": f"vp-{kind}-{len(self.records):04d}", "channel": "chat", "text": text, "spans": spans}
+        self.records.append(record)
 
 
 def main() -> None:
@@ -165,7 +165,8 @@ def main() -> None:
         for _ in range(3):
             values: dict[str, str | Value] = {
                 "a": (g.street_address(), "STREET_ADDRESS"),
-                "z": (g.postcode(), "ZIP_CODE"),
+                # ZIP_CODE is a US, UK or Canadian code: other countries' are left unlabelled.
+                "z": (g.postcode(), "ZIP_CODE") if loc == "en_GB" else g.postcode(),
                 "c": g.city(),
             }
             probe.add("address_" + loc, "Deliver to {a}, {z} {c}.", values)
