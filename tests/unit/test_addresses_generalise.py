@@ -17,6 +17,18 @@ def detector() -> AddressDetector:
     return AddressDetector(load_address_grammar(rulefile.grammar_dir() / "addresses.yaml"))
 
 
+def streets(detector: AddressDetector, text: str) -> list[str]:
+    """The street addresses the detector finds in ``text``, as written."""
+    return [
+        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
+    ]
+
+
+def unmarked(marked: str) -> tuple[str, list[str]]:
+    """``marked`` without its ``[[...]]`` marks, and the values they marked."""
+    return re.sub(r"\[\[(.+?)\]\]", r"\1", marked), re.findall(r"\[\[(.+?)\]\]", marked)
+
+
 POSITIVE = [
     "Ship to:\r\n[[4021 Juniper Crest]]\r\nBoise, ID\r\n",
     "Return address: [[18 Harbour Quay, Unit 12]], Dublin",
@@ -39,11 +51,8 @@ POSITIVE = [
 
 @pytest.mark.parametrize("marked", POSITIVE)
 def test_addresses_in_new_formats(detector: AddressDetector, marked: str) -> None:
-    text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
-    want = re.findall(r"\[\[(.+?)\]\]", marked)
-    assert [
-        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
-    ] == want
+    text, want = unmarked(marked)
+    assert streets(detector, text) == want
 
 
 NEGATIVE = [
@@ -60,9 +69,7 @@ NEGATIVE = [
 
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_look_alikes_are_left_alone(detector: AddressDetector, text: str) -> None:
-    assert [
-        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
-    ] == []
+    assert streets(detector, text) == []
 
 
 # Streets ending in a suffix of the US postal list that is an everyday noun as well ("Springs",
@@ -81,11 +88,8 @@ CONFIRMED = [
 
 @pytest.mark.parametrize("marked", CONFIRMED)
 def test_everyday_suffixes_with_something_that_confirms_them(detector: AddressDetector, marked: str) -> None:
-    text = re.sub(r"\[\[(.+?)\]\]", r"\1", marked)
-    want = re.findall(r"\[\[(.+?)\]\]", marked)
-    assert [
-        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
-    ] == want
+    text, want = unmarked(marked)
+    assert streets(detector, text) == want
 
 
 UNCONFIRMED = [
@@ -104,16 +108,12 @@ UNCONFIRMED = [
 
 @pytest.mark.parametrize("text", UNCONFIRMED)
 def test_everyday_suffixes_alone_are_no_street(detector: AddressDetector, text: str) -> None:
-    assert [
-        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
-    ] == []
+    assert streets(detector, text) == []
 
 
 def test_a_house_number_of_three_digits_or_more_may_start_with_zero(detector: AddressDetector) -> None:
     text = "Address: 0219 Michael Burg, Allisonborough, SC 08410; the 07 Main St bus is at 07:15"
-    assert [
-        text[f.start : f.end] for f in detector.detect(text, MessageContext()) if f.entity == "STREET_ADDRESS"
-    ] == ["0219 Michael Burg"]
+    assert streets(detector, text) == ["0219 Michael Burg"]
 
 
 ZIPS = [
