@@ -192,6 +192,30 @@ def test_the_policy_spares_the_ranges_it_names() -> None:
         Policy(spare_ips=("lan",))
 
 
+def test_an_ipv4_address_written_as_ipv6_is_one_address() -> None:
+    text = "peer ::ffff:203.0.113.77 nat64 64:ff9b::198.51.100.7 probe ::ffff:127.0.0.1 src=::ffff:10.20.1.5"
+    assert at_level(7).scrub(text).text == (
+        "peer [IP_ADDRESS] nat64 [IP_ADDRESS] probe ::ffff:127.0.0.1 src=[IP_ADDRESS]"
+    )
+    # Spared by its IPv4 range.
+    assert Scrubber(Policy(spare_ips=("private",))).scrub(text).text == (
+        "peer [IP_ADDRESS] nat64 [IP_ADDRESS] probe ::ffff:127.0.0.1 src=::ffff:10.20.1.5"
+    )
+
+
+@pytest.mark.parametrize("value", ["078-05-1120", "219-09-9999", "457-55-5462", "536-22-8726"])
+def test_a_dashed_ssn_is_an_ssn_even_when_it_was_printed_in_an_advertisement(value: str) -> None:
+    # stdnum refuses a few published numbers; they are still masked, and as SSNs (not phones),
+    # so that level 2 masks them.
+    assert at_level(2).scrub(f"SSN {value} on file").text == "SSN [US_SSN] on file"
+    assert at_level(2).scrub(f"{value}").text == "[US_SSN]"
+
+
+@pytest.mark.parametrize("value", ["000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000"])
+def test_numbers_the_ssa_never_issues_are_no_ssn(value: str) -> None:
+    assert "[US_SSN]" not in at_level(2).scrub(f"ref {value} on file").text
+
+
 @pytest.mark.parametrize("op", ["label", "hash"])
 @pytest.mark.parametrize(
     "text",
@@ -212,3 +236,23 @@ def test_scrubbing_scrubbed_text_again_changes_nothing(op: str, text: str) -> No
     twice = scrubber.scrub(once.text)
     assert twice.text == once.text
     assert twice.findings == ()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "5019 6490 9590 8812",  # Dankort
+        "6762 4627 1653 9199",  # Maestro
+        "5893 7680 7438 5950 159",  # Maestro, 19 digits
+        "2203 1170 1617 5088",  # Mir
+        "6521 3306 4929 9177",  # RuPay
+        "5081 2869 6314 1342",  # RuPay
+        "6385 1655 5197 6098",  # InstaPayment
+        "1800 9447 3622 319",  # JCB, 15 digits
+    ],
+)
+def test_cards_of_every_scheme_need_no_cue(value: str) -> None:
+    assert at_level(1).scrub(f"paid with {value} yesterday").text == "paid with [CREDIT_CARD] yesterday"
+    # The same digits with the check digit changed are no card.
+    wrong = value[:-1] + str((int(value[-1]) + 1) % 10)
+    assert at_level(1).scrub(f"paid with {wrong} yesterday").text == f"paid with {wrong} yesterday"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stdnum import iban as std_iban
 from stdnum import luhn
-from stdnum.us import rtn, ssn
+from stdnum.us import rtn
 
 from scrubber.detectors.validators.base import Memo, digits_of, spaced_date
 
@@ -25,7 +25,25 @@ _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
     (range(36, 37), 2, frozenset({14, 16})),  # Diners Club
     (range(38, 40), 2, frozenset({14, 16})),  # Diners Club
     (range(62, 63), 2, frozenset({16, 17, 18, 19})),  # UnionPay
+    (range(1800, 1801), 4, frozenset({15})),  # JCB, old 15-digit range
+    (range(2131, 2132), 4, frozenset({15})),  # JCB, old 15-digit range
+    (range(2200, 2205), 4, frozenset({16, 17, 18, 19})),  # Mir
+    (range(5018, 5019), 4, frozenset({16, 17, 18, 19})),  # Maestro
+    (range(5019, 5020), 4, frozenset({16})),  # Dankort
+    (range(5020, 5021), 4, frozenset({16, 17, 18, 19})),  # Maestro
+    (range(5038, 5039), 4, frozenset({16, 17, 18, 19})),  # Maestro
+    (range(5060, 5062), 4, frozenset({16, 18, 19})),  # Verve
+    (range(508, 509), 3, frozenset({16})),  # RuPay
+    (range(5893, 5894), 4, frozenset({16, 17, 18, 19})),  # Maestro
+    (range(60, 61), 2, frozenset({16})),  # RuPay
+    (range(6304, 6305), 4, frozenset({16, 17, 18, 19})),  # Maestro, Laser
+    (range(637, 640), 3, frozenset({16})),  # InstaPayment
+    (range(6759, 6760), 4, frozenset({16, 17, 18, 19})),  # Maestro UK
+    (range(6761, 6764), 4, frozenset({16, 17, 18, 19})),  # Maestro
+    (range(9792, 9793), 4, frozenset({16})),  # Troy
 )
+# Shorter Maestro numbers (12-15 digits) are taken only after a card cue (luhn_any): without
+# one, too many order and reference numbers of that length start with the same digits.
 
 
 def luhn_card(value: str, memo: Memo) -> int:
@@ -62,8 +80,19 @@ def iban(value: str, memo: Memo) -> int:
 
 
 def us_ssn(value: str, memo: Memo) -> int:
+    """Nine digits the SSA could have issued: area not 000, 666 or 900-999, group not 00,
+    serial not 0000.
+
+    stdnum's ``ssn.is_valid`` also refuses a few numbers printed in advertisements and
+    examples ("078-05-1120"); those are masked here as test card numbers are, because a
+    scrubber cannot tell a published number from a live one and a real person held some."""
     digits = digits_of(value)
-    return len(value) if len(digits) == 9 and ssn.is_valid(digits) else 0
+    if len(digits) != 9:
+        return 0
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    if area in ("000", "666") or area[0] == "9" or group == "00" or serial == "0000":
+        return 0
+    return len(value)
 
 
 def aba_routing(value: str, memo: Memo) -> int:

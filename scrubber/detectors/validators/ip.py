@@ -48,7 +48,13 @@ def ipv6(value: str, memo: Memo) -> int:
         return 0
     # ::/96, the old IPv4-compatible form, holds loopback and unspecified; in a log, "::1:8080"
     # is loopback and a port.
-    return 0 if int(addr) >> 32 == 0 else len(value)
+    if int(addr) >> 32 == 0:
+        return 0
+    # "::ffff:127.0.0.1" is loopback written as IPv6.
+    mapped = addr.ipv4_mapped
+    if mapped is not None and (mapped.is_loopback or mapped.is_unspecified):
+        return 0
+    return len(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,4 +71,7 @@ class IpPolicy:
             addr = ipaddress.ip_address(value)
         except ValueError:
             return True  # not an address as ipaddress writes it: masked, to be safe
+        # An IPv4 address written as IPv6 ("::ffff:10.1.2.3") is spared by its IPv4 range.
+        if addr.version == 6 and addr.ipv4_mapped is not None:
+            addr = addr.ipv4_mapped
         return not any(addr.version == n.version and addr in n for n in self.spare)
