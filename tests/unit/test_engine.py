@@ -203,16 +203,17 @@ def test_an_ipv4_address_written_as_ipv6_is_one_address() -> None:
     )
 
 
-@pytest.mark.parametrize("value", ["078-05-1120", "219-09-9999", "457-55-5462", "536-22-8726"])
+@pytest.mark.parametrize("value", ["078-05-1120", "219-09-9999", "457-55-5462", "536-22-8726", "912-70-1234"])
 def test_a_dashed_ssn_is_an_ssn_even_when_it_was_printed_in_an_advertisement(value: str) -> None:
     # stdnum refuses a few published numbers; they are still masked, and as SSNs (not phones),
-    # so that level 2 masks them.
+    # so that level 2 masks them. An ITIN (912-70-1234) is masked as an SSN.
     assert at_level(2).scrub(f"SSN {value} on file").text == "SSN [US_SSN] on file"
     assert at_level(2).scrub(f"{value}").text == "[US_SSN]"
 
 
 @pytest.mark.parametrize("value", ["000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000"])
 def test_numbers_the_ssa_never_issues_are_no_ssn(value: str) -> None:
+    # 912-34-5678 is no ITIN either: the IRS's groups are 50-65, 70-88, 90-92 and 94-99.
     assert "[US_SSN]" not in at_level(2).scrub(f"ref {value} on file").text
 
 
@@ -249,6 +250,7 @@ def test_scrubbing_scrubbed_text_again_changes_nothing(op: str, text: str) -> No
         "5081 2869 6314 1342",  # RuPay
         "6385 1655 5197 6098",  # InstaPayment
         "1800 9447 3622 319",  # JCB, 15 digits
+        "1339 8259 7919 074",  # UATP
     ],
 )
 def test_cards_of_every_scheme_need_no_cue(value: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stdnum import iban as std_iban
 from stdnum import luhn
-from stdnum.us import rtn
+from stdnum.us import itin, rtn
 
 from scrubber.detectors.validators.base import Memo, digits_of, spaced_date
 
@@ -25,6 +25,7 @@ _CARD_PREFIXES: tuple[tuple[range, int, frozenset[int]], ...] = (
     (range(36, 37), 2, frozenset({14, 16})),  # Diners Club
     (range(38, 40), 2, frozenset({14, 16})),  # Diners Club
     (range(62, 63), 2, frozenset({16, 17, 18, 19})),  # UnionPay
+    (range(11, 20), 2, frozenset({15})),  # UATP (not "10...": the 15-digit ids some sites give users)
     (range(1800, 1801), 4, frozenset({15})),  # JCB, old 15-digit range
     (range(2131, 2132), 4, frozenset({15})),  # JCB, old 15-digit range
     (range(2200, 2205), 4, frozenset({16, 17, 18, 19})),  # Mir
@@ -81,7 +82,8 @@ def iban(value: str, memo: Memo) -> int:
 
 def us_ssn(value: str, memo: Memo) -> int:
     """Nine digits the SSA could have issued: area not 000, 666 or 900-999, group not 00,
-    serial not 0000.
+    serial not 0000; or an IRS ITIN (area 9, group in the IRS's ranges), the number a person
+    without an SSN files taxes with, masked as an SSN.
 
     stdnum's ``ssn.is_valid`` also refuses a few numbers printed in advertisements and
     examples ("078-05-1120"); those are masked here as test card numbers are, because a
@@ -90,7 +92,9 @@ def us_ssn(value: str, memo: Memo) -> int:
     if len(digits) != 9:
         return 0
     area, group, serial = digits[:3], digits[3:5], digits[5:]
-    if area in ("000", "666") or area[0] == "9" or group == "00" or serial == "0000":
+    if area[0] == "9":
+        return len(value) if itin.is_valid(digits) else 0
+    if area in ("000", "666") or group == "00" or serial == "0000":
         return 0
     return len(value)
 
@@ -100,9 +104,13 @@ def aba_routing(value: str, memo: Memo) -> int:
 
 
 def bank_account(value: str, memo: Memo) -> int:
-    """A bank account number: digits that are not one repeated digit or a plain run."""
+    """A bank account number: 8 to 17 digits that are not one repeated digit or a plain run."""
     digits = digits_of(value)
-    if len(set(digits)) < 3 or digits in "01234567890123456789" or digits in "98765432109876543210":
+    if "-" in value and spaced_date(value.split("-")):
+        return 0  # "2024-01-15"
+    if not 8 <= len(digits) <= 17 or len(set(digits)) < 3:
+        return 0
+    if digits in "01234567890123456789" or digits in "98765432109876543210":
         return 0
     return len(value)
 
