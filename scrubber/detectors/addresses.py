@@ -171,7 +171,8 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     pattern = (
         rf"(?<![\w.,/$£€-])"
         rf"(?:(?i:{alt['units_before']})\.?\s*\d{{1,4}}[A-Za-z]?,?\s+)?"
-        rf"{house}\s+"
+        # A comma may follow the number before a French type: "36, rue des Lilas".
+        rf"{house}(?:,(?=\s+(?i:{alt['streets_after_number']})\s))?\s+"
         rf"(?:(?i:{direction})\.?\s+)?"
         rf"(?:"
         # "2500 County Road 42"; with no name, a house number of two digits: "77 Highway 101 N".
@@ -281,7 +282,7 @@ def _prefilters(
     words = _literal_trie(both)
     ascii_words = _literal_trie([w for w in both if w.isascii() or _folds_to_ascii(w)])
     # The look-behind comes after the first digit, so that the search skips to digits in C.
-    number = rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?(?:-{_DIGIT}{{1,4}})?\s"
+    number = rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?(?:-{_DIGIT}{{1,4}})?,?\s"
     # The first word of a unit written before the number: a match that starts there has it.
     unit = _literal_trie(sorted({w.split()[0] for w in lists["units_before"]}))
     return (

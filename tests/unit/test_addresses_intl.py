@@ -1,6 +1,6 @@
 """STREET_ADDRESS: times and measures that look like a house number and a street; streets with
-the number last in Spanish and Portuguese, with a unit after it; a US house number before a
-Spanish street type."""
+the number last in Spanish, Catalan, Italian and Portuguese, with a unit after it; a US house
+number before a Spanish street type; a French house number with a comma."""
 
 from __future__ import annotations
 
@@ -43,6 +43,13 @@ POSITIVE = [
     "[[Via Roma 5, Apt 3]]",
     "office: [[10 Main St]] at 10:30 AM",
     "[[77 Highway 101 N]]",
+    "Envoyez-le au [[36, rue de Vaugirard]], Paris",
+    "Consegna a [[Piazza Navona, 8 Piano 2]], Roma",
+    "[[Strada Maggiore, 29 Interno 4]], Bologna",
+    "[[Rotonda dei Mille, 3]]",
+    "[[Glorieta de Bilbao 5]], Madrid",
+    "[[Passeig de Gràcia 43]], Barcelona",
+    "[[Plaza Mayor 7, 2º B]]",
 ]
 
 
@@ -69,6 +76,10 @@ NEGATIVE = [
     "at 10 a.m. Drive",
     "the Calle Ocho festival had 3 stages",
     "sent via dhl 3 days ago",
+    "I have 3, rue is the French word",
+    "meet me at the Plaza Hotel at 5",
+    "Ronda played 3 sets",
+    "I practise piano 3 times a week",
 ]
 
 

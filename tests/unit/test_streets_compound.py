@@ -41,6 +41,13 @@ ADDRESSES = [
     ("Ny adresse: Olav Kyrres plass 2, 5012 Bergen", "Olav Kyrres plass 2"),
     ("ship to Ostertorsteinweg 12, Bremen", "Ostertorsteinweg 12"),
     ("Invoice address\nHafenkade 3\n2000 Antwerpen", "Hafenkade 3"),
+    # Named after a person or a place, joined by hyphens; a German type after an adjective.
+    ("Neue Adresse: Rosa-Luxemburg-Platz 2/4, 10178 Berlin", "Rosa-Luxemburg-Platz 2/4"),
+    ("Paket bitte an Heinrich-Heine-Ring 17, Kiel", "Heinrich-Heine-Ring 17"),
+    ("Office: Karl-Marx-Allee 90a", "Karl-Marx-Allee 90a"),
+    ("Wir wohnen in der Frankfurter Straße 211, Kassel", "Frankfurter Straße 211"),
+    ("Lieferadresse Hamburger Str. 6\n01067 Dresden", "Hamburger Str. 6"),
+    ("Stuur het naar Koningin-Wilhelmina-Laan 40, Leiden", "Koningin-Wilhelmina-Laan 40"),
 ]
 
 NOT_ADDRESSES = [
@@ -57,6 +64,8 @@ NOT_ADDRESSES = [
     "go to Departures gate 14B",  # a genitive-looking word, but no postcode and town after
     "Departures gate 14B, 2 hours to go",
     "the Main utca 5 tickets",
+    "Silver Ring 2, the sequel",  # an English word after an adjective in -er
+    "the Lord-of-the-Ring 3 box set",
 ]
 
 
@@ -72,3 +81,21 @@ def test_a_street_whose_type_ends_its_word_is_an_address(text: str, value: str |
 @pytest.mark.parametrize("text", NOT_ADDRESSES)
 def test_words_that_merely_end_like_a_street_are_no_address(text: str) -> None:
     assert [f for f in engine().scrub(text).findings if f.entity == "STREET_ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lieferung: Lindenweg 4, 35037 Marburg",
+        "Envoyez-le au 9, rue Millet, 35801 Regnier.",
+        "Consegna in Via Garibaldi 12, 20121 Milano",
+        "Adresse:\nSchillerstraße 114a\n04109 Leipzig",
+    ],
+)
+def test_the_town_after_a_postcode_is_no_person(text: str) -> None:
+    assert [f for f in engine().scrub(text).findings if f.entity == "PERSON"] == []
+
+
+def test_a_name_after_a_number_without_a_comma_is_still_a_name() -> None:
+    found = engine().scrub("order 12345 Maria Keller called twice").findings
+    assert [f.entity for f in found] == ["PERSON"]

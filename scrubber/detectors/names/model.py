@@ -593,6 +593,8 @@ class NameModelDetector:
             found = list(_beside(found, ctx.kept))
         if found and (ctx.kept or "[" in text or "<" in text):
             found = [f for f in found if not _before_postcode(text, f.end, ctx.kept)]
+        if found:
+            found = [f for f in found if not _after_postcode(text, f.start)]
         return found
 
     def find(self, text: str) -> list[Finding]:
@@ -1132,6 +1134,24 @@ def _before_postcode(text: str, end: int, kept: Sequence[Finding]) -> bool:
         # A label, or a pseudonym as the hash operator writes it ("<ZIP_CODE:1a2b3c4d>").
         return any(a == 0 for a, _ in placeholders(text[at : at + 20]))
     return any(k.start == at and k.entity == "ZIP_CODE" for k in kept)
+
+
+# A postcode of four or five digits (maybe after a country letter: "D-10115", "L-1234") right
+# before a name, after a comma or at the start of a line: the name is the town of a European
+# address ("9, rue Millet, 35801 Regnier", "Hauptstraße 5\n10115 Berlin").
+_POSTCODE_AFTER_COMMA = re.compile(r"[,;][ \t]*(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+$")
+_POSTCODE_LINE_START = re.compile(r"[ \t]*(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+")
+
+
+def _after_postcode(text: str, start: int) -> bool:
+    """Whether the name that starts at ``start`` is a town after its postcode (see above)."""
+    if start == 0 or text[start - 1] not in " \t" or not text[start - 2 : start - 1].isdigit():
+        return False
+    line = text.rfind("\n", 0, start) + 1
+    a = max(line, start - 40)
+    if a == line and _POSTCODE_LINE_START.fullmatch(text, a, start):
+        return True
+    return _POSTCODE_AFTER_COMMA.search(text, a, start) is not None
 
 
 # What says that a word no list knows is a name when it stands alone: a title before it, a
