@@ -57,7 +57,7 @@ _LINEAR = {
     "credit_card": ("990ea87c603c", "[0-9]", ANY_LENGTH),
     "iban": ("3db8b6588f47", "[A-Za-z]", ANY_LENGTH),
     "aba_routing": ("99069df88ad1", "[0-9]", ANY_LENGTH),
-    "bank_account": ("658309a2dd89", "[0-9]", ANY_LENGTH),
+    "bank_account": ("f6f9c2f482f8", "[0-9]", ANY_LENGTH),
     "us_ssn_formatted": ("09edacb187bc", "[0-9]", ANY_LENGTH),
     "us_ssn_plain": ("d40a01280919", "[0-9]", ANY_LENGTH),
     "phone": ("44a8b4bf8f60", "[+(0-9]", ANY_LENGTH),
