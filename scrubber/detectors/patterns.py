@@ -40,6 +40,15 @@ _NONE: frozenset[int] = frozenset()
 ANSWER_MAX_WORDS = 10
 # A speaker label: a few words, no digit first, then a colon and a blank. Bounded: linear.
 _SPEAKER = re.compile(r"[ \t>]*[^\W\d][\w .'()-]{0,30}?:[ \t]")
+# A line that asks for a value: a question, a request ("Please enter the routing number",
+# "I'll need her licence number") or a label that ends the line ("Date of birth:"). A line that
+# only names one ("Account Manager | Northwind", a signature's job title) asks for nothing, and
+# the line under it is no reply.
+_ASKS = re.compile(
+    r"\?|:[ \t\r]*$|\b(?:please|pls|plz|enter|provide|confirm|verify|need|give|type|send|share|"
+    r"tell|what|which|may i|can i|could i|can you|could you)\b",
+    re.IGNORECASE,
+)
 _NO_LISTS: frozenset[str] = frozenset()
 # A linear twin whose match starts at most this many characters before what it needs (see
 # ``_near``) is tried only there; one that may start further back scans the text from there.
@@ -379,9 +388,10 @@ class PatternDetector:
     def _answers(self, rule: PatternRule, doc: _Text, out: list[Finding], first: int, timeout: float) -> None:
         """Values of ``rule`` given as the reply to a line that asks for one.
 
-        A line with a cue of ``rule.requires`` and no value of the rule found on it (findings
-        from ``out[first:]`` on) asks for one ("Agent: and your date of birth?", "Please
-        confirm the DOB on file."). Its value may come on one of the next ``rule.answer_lines``
+        A line with a cue of ``rule.requires``, no value of the rule found on it (findings
+        from ``out[first:]`` on) and a question mark, a request's word or a label that ends
+        the line (``_ASKS``) asks for one ("Agent: and your date of birth?", "Please confirm
+        the DOB on file."). Its value may come on one of the next ``rule.answer_lines``
         lines (blank lines not counted), each of which must be a reply: no cue of any list
         (a cue would make it a sentence of its own), no ``=`` (a ``key=value`` line is a
         record, as in a log) and at most ANSWER_MAX_WORDS words after an optional speaker
@@ -404,6 +414,8 @@ class PatternDetector:
             line_start = text.rfind("\n", 0, hit.start) + 1
             if any(line_start <= f.start < line_end for f in found):
                 continue  # the line gives its value itself
+            if _ASKS.search(text, line_start, line_end) is None:
+                continue  # it names the value, asks for none
             if "[" in text or "<" in text:
                 asked = text[line_start:line_end]
                 if placeholders(asked):

@@ -46,12 +46,19 @@ ANNOUNCED = [
         "SECRET",
         "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==",
     ),
+    # VPN shared secrets.
+    ("Pre-shared key: kq8V2nL0xR7tW4pZ", "SECRET", "kq8V2nL0xR7tW4pZ"),
+    ("psk=Zq81mLp0Xr", "SECRET", "Zq81mLp0Xr"),
     # An SSN typed with an en dash; a mixed-case IBAN.
     ("my ssn 536–22–8173 thanks", "US_SSN", "536–22–8173"),
     ("IBAN: De89 3704 0044 0532 0130 00", "IBAN", "De89 3704 0044 0532 0130 00"),
     # Given as the reply to the line that asks for it.
     ("Agent: what's the password on the router?\nCustomer: Lantern_88moss", "SECRET", "Lantern_88moss"),
     ("Agent: and your postcode?\nCustomer: sw1a 1aa", "ZIP_CODE", "sw1a 1aa"),
+    ("bot: And the account number?\nuser: 5427138320", "BANK_ACCOUNT", "5427138320"),
+    ("bot: the 9-digit routing number please\nuser: 324334203", "BANK_ACCOUNT", "324334203"),
+    ("Agent: can you confirm your social?\nCaller: 363801953", "US_SSN", "363801953"),
+    ("Agent: and the driver's license number?\nCustomer: D1273448", "DRIVER_LICENSE", "D1273448"),
 ]
 
 
@@ -73,11 +80,26 @@ LOOK_ALIKES = [
     "Licence: GPL-3.0",  # software licences
     "License: MIT",
     "the password for the account is wrong",  # no value that looks like a password
+    "the PSK was rotated yesterday",
     "sms_sent_at=1712345678 phone",  # an epoch time
     "they charged me 4521 for the repair",  # an amount after "charged"
     "we charge 2500 per month",
     "dial 2 for billing, order 12345678",  # a menu choice, then a reference
+    # A reply with a cue of its own answers for that cue, not the question.
+    "Agent: what is your account number?\nCustomer: it is on the card, order 12345678",
+    "bot: And the account number?\nuser: ticket 55120934 covers it",
 ]
+
+
+def test_a_line_that_only_names_a_value_asks_for_none() -> None:
+    # A signature's job title holds an account cue; the line under it is contact data, and
+    # its number is the phone the phone patterns read, not an account number given as a reply.
+    text = (
+        "Kind regards,\nRafael Okafor\nAccount Manager | Northwind Freight\n"
+        "T: 512-921-6873 | E: r@example.com"
+    )
+    assert ("PHONE_NUMBER", "512-921-6873") in found(text)
+    assert all(entity != "BANK_ACCOUNT" for entity, _ in found(text))
 
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
