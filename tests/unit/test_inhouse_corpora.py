@@ -45,15 +45,23 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 # 0.960 / 4; d 0.975 / 0.971 / 9; e 0.962 / 0.955 / 8; informal-names-test 0.766 / 0.949 /
 # 12; social-names-test 0.730 / 0.949 / 7; social-casual-test (PERSON only, written with
 # social-casual, no name word shared) 0.719 / 0.935 / 8 (0.600 / 0.914 / 9 before).
+# On 2026-11-29, with a lone unknown word's bar at 0.2 (lone_word_context, 0.5 before) and the
+# warmer closings of other languages: informal-names-test 0.792 / 0.951 / 12; social-names-test
+# 0.747 / 0.950 / 7; social-casual-test 0.762 / 0.938 / 8; b 0.977 / 0.974 / 3; e 0.964 /
+# 0.961 / 8. social-public and social-public-test (PERSON only; public figures and characters
+# beside brands, teams and titles named after people; neither is fitted on) 0.725 / 0.848 / 44
+# and 0.643 / 0.760 / 21 (0.716 / 0.846 / 44 and 0.600 / 0.747 / 21 before).
 FLOORS = {
     "inhouse-a": (0.97, 0.975, 8, 0.02),
     "inhouse-b": (0.95, 0.97, 3, 0.035),
     "inhouse-c": (0.95, 0.945, 6, 0.04),
     "inhouse-d": (0.945, 0.95, 16, 0.045),
     "inhouse-e": (0.925, 0.925, 15, 0.065),
-    "informal-names-test": (0.74, 0.94, 13, 0.24),
-    "social-names-test": (0.71, 0.94, 8, 0.28),
-    "social-casual-test": (0.70, 0.92, 9, 0.30),
+    "informal-names-test": (0.77, 0.94, 13, 0.21),
+    "social-names-test": (0.73, 0.94, 8, 0.26),
+    "social-casual-test": (0.74, 0.92, 9, 0.26),
+    "social-public": (0.70, 0.83, 47, 0.29),
+    "social-public-test": (0.62, 0.74, 23, 0.36),
 }
 
 
@@ -68,7 +76,7 @@ def test_floors(name: str) -> None:
     micro, over = got["micro"], got["over_masking"]
     assert micro["recall"] >= recall, (micro["recall"], got["missed"][:15])
     assert micro["precision"] >= precision, micro["precision"]
-    assert over["negative_records"] > 100
+    assert over["negative_records"] > 80
     assert over["negative_records_flagged"] <= flagged, over
     assert got["leak"]["leak_rate"] <= leak, got["leak"]["leaked_ids"][:15]
 

@@ -88,6 +88,10 @@ MAIL = [
     "see below.\n\n[[Jane Roe]]\nM: +1 415 555 0142",
     "Merci,\n[[Chloé Beaumont]]",
     "Bien à vous,\n[[Élodie Vermeulen]]",
+    # ... and the warmer closings of friends and family: the closing is no name.
+    "Transfer sent via MB WAY.\n\nBeijinhos,\n[[Rafaela]]",
+    "New number from Monday.\n\nKlem,\n[[Solveig]]",
+    "See you soon!\n\nxoxo,\n[[Maddie]]",
     "Mit freundlichen Grüßen\n[[Jürgen Vogt]]",
 ]
 
