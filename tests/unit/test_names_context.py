@@ -107,7 +107,39 @@ LONE_LEFT_ALONE = [
     "Frobnicator should be renamed",
     "Auto-renew is ON for this plan",
     "Back-off is set to five seconds",
+    # ... a slip with a letter missing, and an acronym run into a word (a type, a class).
+    "Custmer: my parcel still says pending",
+    '{"userIdentity": {"type": "IAMUser", "userName": "ci-deployer"}}',
+    "php: Uncaught PDOException in the billing worker",
 ]
+
+# Inside a sentence a capital marks a name on its own: no neighbour needs to vouch for it
+# (``lone_word_inside``); at a sentence's start it does not.
+LONE_INSIDE = [
+    ("the loudest cheer of the night went to Zandile", "Zandile"),
+    ("honestly the best verse came from Oyelowo", "Oyelowo"),
+]
+
+
+# ... but not after a place's preposition, a German article or possessive (German capitalises
+# every noun), or a postcode; nor a company's word.
+LONE_INSIDE_LEFT_ALONE = [
+    "he runs a bakery in Ikorodu and wants to expand",
+    "Bitte senden Sie uns Ihre Bankverbindung.",
+    "Deliver to 4 Mill Lane, LS6 3QT Oakbridge.",
+    "Lever aan Kerkstraat 12, 2803VA Donkerwoud.",
+    "The invoice is from Fernwald Tools GmbH",
+]
+
+
+@pytest.mark.parametrize("text", LONE_INSIDE_LEFT_ALONE)
+def test_a_capital_inside_a_sentence_that_marks_no_name(scrubber: Scrubber, text: str) -> None:
+    assert persons(scrubber, text) == []
+
+
+@pytest.mark.parametrize(("text", "name"), LONE_INSIDE)
+def test_a_capitalised_unknown_word_inside_a_sentence(scrubber: Scrubber, text: str, name: str) -> None:
+    assert persons(scrubber, text) == [name]
 
 
 @pytest.mark.parametrize(("text", "name"), LONE)

@@ -217,6 +217,8 @@ CODE_AFTER = frozenset("=_.(/[{<@")
 # The longest word in capitals that no list knows and that is read as an acronym, not a name,
 # on a line written in both cases.
 ACRONYM = 5
+# An acronym run into a capitalised word: "IAMUser", "AWSService".
+ACRONYM_GLUED = re.compile(r"[A-Z]{2}[a-z]")
 # A word glued to a digit (or to ":" and a digit), as in "fd12:", "AB12", "v2".
 DIGIT_GLUED = re.compile(r":?\d")
 # The parts of a word written in camel case: "UsersController" is "Users", "Controller".
@@ -231,6 +233,10 @@ def word_kind(word: str) -> str | None:
         return None
     if word.isupper():
         return "upper" if len(word) > 1 else "cap"
+    if ACRONYM_GLUED.search(word) is not None:
+        # An acronym run into a word ("IAMUser", "AWSService", "PDOException") names a type
+        # or a class, not a person ("McDonald", "DeShawn" have one capital per part).
+        return None
     if word[0].isupper():
         return "cap"
     return "low" if word.islower() else None
@@ -345,6 +351,7 @@ class NameModel:
         extend: float,
         classes: Mapping[str, int] | None = None,
         lone_context: float = math.inf,
+        lone_inside: float = math.inf,
         famous: frozenset[str] = frozenset(),
         places: frozenset[str] = frozenset(),
     ) -> None:
@@ -356,6 +363,7 @@ class NameModel:
         self.words = words
         self.classes: Mapping[str, int] = classes or {}
         self.lone_context = lone_context
+        self.lone_inside = lone_inside
         self.weights = dict(weights)
         self.threshold = threshold
         self.extend = extend
@@ -472,6 +480,7 @@ def _load_model(root: Path) -> NameModel:
     try:
         threshold, extend = float(cfg["threshold"]), float(cfg["extend"])
         lone_context = float(cfg["lone_word_context"])
+        lone_inside = float(cfg.get("lone_word_inside", lone_context))
         context = cfg["context"]
         lists = {k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS}
         # A company's name is its words: "Ben & Jerry's" is "ben jerry", as _company_key reads it.
@@ -507,6 +516,7 @@ def _load_model(root: Path) -> NameModel:
         extend=extend,
         classes=classes,
         lone_context=lone_context,
+        lone_inside=lone_inside,
         famous=famous,
         places=places,
     )
@@ -760,6 +770,7 @@ class NameModelDetector:
         """Whether a one-word run is more than a word no list knows (a typo, a brand, a German
         noun: "Custmer", "Parcelwise", "Grüße"): a title, a person word or a possessive says
         so, or the classes of the words around it add at least ``lone_context`` to its score
+        (``lone_inside`` for a capitalised word inside a sentence)
         ("Oyelaran stated that", "i think kwame knows"), unless it is one slip away from an
         ordinary word ("paassword is", "biirth is") or ends as ordinary words do ("Descaling
         is", "Frobnicator should")."""
@@ -770,10 +781,26 @@ class NameModelDetector:
             return True
         w = self.model.weights
         lift = sum(w.get(k, 0.0) * v for k, v in f.items() if k.startswith(LIFTING))
-        if lift < self.model.lone_context:
-            return False
+        # Inside a sentence a capital is the writer's own mark of a name ("anyone know why
+        # Mbali stopped"), and the lower ``lone_inside`` bar holds; at a sentence's start or in
+        # lower case it says nothing ("Rückruf von ...": a German noun).
+        m = self.model
         word = text[cand.start : cand.end].lower()
+        if word in m.words.place_words:
+            return False  # "Kestrel Analytics GmbH", "Ocean Blvd"
+        inside = "initial" not in f and "k_low" not in f and not self._capital_says_nothing(text, cand.start)
+        bar = min(m.lone_inside, m.lone_context) if inside else m.lone_context
+        if lift < bar:
+            return False
         return not _slip_of(word, self.model.lexicon) and not any(e.end(word) for e in self.word_endings)
+
+    @staticmethod
+    def _capital_says_nothing(text: str, start: int) -> bool:
+        """Whether the word before ``start`` makes a capital no mark of a name: a place's
+        preposition ("a startup in Yaba") or a German article or possessive, before which every
+        noun is capitalised ("meine Bankverbindung", "die Überweisung")."""
+        m = WORD_BEFORE.search(text, max(0, start - 24), start)
+        return m is not None and m.group(1).lower() in CAPITAL_SAYS_NOTHING
 
     def _line_candidates(self, text: str, a: int, b: int, *, only_relevant: bool) -> list[Candidate]:
         lex = self.model.lexicon
@@ -1064,6 +1091,41 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
 
 # Words after which a name is a place's, not a person's ("in Charlotte", "near Raleigh").
 ONLY_PLACES_AFTER = frozenset({"in", "near", "inside", "outside", "throughout", "across"})
+# Words after which a capital is no mark of a name (see _capital_says_nothing): the
+# prepositions of places, and German articles and possessives (German capitalises every noun).
+CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
+    {
+        "into",
+        "via",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einen",
+        "einem",
+        "einer",
+        "eines",
+        "meine",
+        "meinen",
+        "meiner",
+        "mein",
+        "ihre",
+        "ihren",
+        "ihr",
+        "unsere",
+        "unser",
+        "seine",
+        "sein",
+        "keine",
+        "kein",
+        "deine",
+        "dein",
+    }
+)
 # The lexical features of a word some list knows as part of a person's name.
 NAME_WORD = frozenset({"given", "surname", "famous"})
 # Name particles that also mean "and": "Ana y Pedro", "Maria e João".
@@ -1139,13 +1201,19 @@ def _before_postcode(text: str, end: int, kept: Sequence[Finding]) -> bool:
 # A postcode of four or five digits (maybe after a country letter: "D-10115", "L-1234") right
 # before a name, after a comma or at the start of a line: the name is the town of a European
 # address ("9, rue Millet, 35801 Regnier", "Hauptstraße 5\n10115 Berlin").
-_POSTCODE_AFTER_COMMA = re.compile(r"[,;][ \t]*(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+$")
-_POSTCODE_LINE_START = re.compile(r"[ \t]*(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+")
+# A postcode: four or five digits (maybe a country's letters first: "D-10115"), a Dutch one
+# ("2803 VA", "2803VA"), a British one ("YO9 2UW", "SW1A 1AA") or a Canadian one ("N7A 4PD").
+_POSTCODE = (
+    r"(?:(?:[A-Z]{1,2}-)?\d{4,5}|\d{4}[ \t]?[A-Z]{2}|[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}"
+    r"|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)"
+)
+_POSTCODE_AFTER_COMMA = re.compile(rf"[,;][ \t]*{_POSTCODE}[ \t]+$")
+_POSTCODE_LINE_START = re.compile(rf"[ \t]*{_POSTCODE}[ \t]+")
 
 
 def _after_postcode(text: str, start: int) -> bool:
     """Whether the name that starts at ``start`` is a town after its postcode (see above)."""
-    if start == 0 or text[start - 1] not in " \t" or not text[start - 2 : start - 1].isdigit():
+    if start < 2 or text[start - 1] not in " \t" or not text[start - 2].isalnum():
         return False
     line = text.rfind("\n", 0, start) + 1
     a = max(line, start - 40)
@@ -1164,9 +1232,19 @@ LIFTING = ("prev_c", "next_c", "comma_after", "initial_comma", "exclaim_after", 
 
 def _slip_of(word: str, lexicon: Lexicon) -> bool:
     """Whether a lower-case word is a word mostly written in lower case with one letter too
-    many or two letters swapped ("paassword", "biirth", "wrold", "graant"): the cue words'
-    typing slips, read the other way (a letter missing, "adress", is not looked for)."""
-    return any(_lower_case(w, lexicon) for w in with_slips([word]) if w != word)
+    many, two letters swapped or, in a word of five letters or more, one letter missing
+    ("paassword", "biirth", "wrold", "graant", "custmer"): the cue words' typing slips, read
+    the other way."""
+    if any(_lower_case(w, lexicon) for w in with_slips([word]) if w != word):
+        return True
+    if len(word) < 5 or not word.isalpha():
+        return False
+    return any(
+        _lower_case(word[:i] + c + word[i:], lexicon) for i in range(1, len(word) + 1) for c in LETTERS
+    )
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _places(text: str, seeds: set[str]) -> Iterator[tuple[int, int]]:
