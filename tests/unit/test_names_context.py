@@ -164,3 +164,19 @@ def test_lone_words_need_other_support_when_the_setting_says_so(tmp_path: Path) 
     strict = Scrubber(Policy(level=7), grammar_dir=tmp_path)
     assert persons(strict, "Zvezdomir is hilarious in that clip") == []
     assert persons(strict, "thanks Zvezdomir") == ["Zvezdomir"]
+
+
+# A one-word sign-off after a blank line ends a mail; after a long line only a word that is no
+# ordinary word and has no inner capital (a footer's "Unsubscribe", a service's "GitHub").
+SIGN_OFFS = [
+    ("The keys are rotated; please rotate yours on the vendor's side too.\n\nJi-woo", ["Ji-woo"]),
+    ("Please don't change the group settings, three teams depend on them.\n\nYaroslav", ["Yaroslav"]),
+    ("We have updated the terms of the service for all of our customers.\n\nUnsubscribe", []),
+    ("We have updated the terms of the service for all of our customers.\n\nConfidential", []),
+    ("The build on main is green again after the three fixes landed.\n\nGitHub", []),
+]
+
+
+@pytest.mark.parametrize(("text", "names"), SIGN_OFFS)
+def test_a_one_word_sign_off_after_a_long_line(scrubber: Scrubber, text: str, names: list[str]) -> None:
+    assert persons(scrubber, text) == names

@@ -108,7 +108,7 @@ class NameDetector:
                     out.extend(replies.replies(lex, text, t))
                     break
         if "\n" in text:
-            out.extend(layout.structure(lex, text))
+            out.extend(layout.structure(lex, text, self.ordinary_word))
         if commas:
             out.extend(records.person_records(lex, text, t, commas))
         if ":" in text:

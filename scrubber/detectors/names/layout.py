@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import regex
 
@@ -158,9 +158,12 @@ def _broken_particles(particles: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(gap.join(map(re.escape, words)) for words in parts), re.IGNORECASE)
 
 
-def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:
+def structure(
+    lex: NameLexicon, text: str, ordinary: Callable[[str], bool] | None = None
+) -> Iterator[Candidate]:
     """Names the layout of a message gives away: speakers' labels in a transcript, a mail's
-    vocative first line, the name line of an address block, a signature without a closing."""
+    vocative first line, the name line of an address block, a signature without a closing.
+    ``ordinary`` tells an ordinary English word (lower case) from a name, where known."""
     lines: list[tuple[int, int]] = []  # (start, end) of each line's words: no ">", no blanks
     pos = 0
     for raw in text.split("\n"):
@@ -209,14 +212,21 @@ def structure(lex: NameLexicon, text: str) -> Iterator[Candidate]:
             continue
         if i == last:
             # A lone name line ends the mail: "See you then.\n\nJoão Pereira". One word
-            # only after a short line ("Talk soon!\n\nAlex"), not a cut-off word ("Th").
-            # Only words with a letter count: a number's groups ("+380 67 418 2236") are one
-            # value, as its label is once scrubbed ("[PHONE_NUMBER]"), so both read alike.
+            # after a short line ("Talk soon!\n\nAlex"), not a cut-off word ("Th"); after a
+            # longer one only a word that is no ordinary word and has no inner capital
+            # ("...on the SendGrid side.\n\nJi-woo"; not "Unsubscribe", "Confidential",
+            # "GitHub": a footer's). Only words with a letter count: a number's groups ("+380
+            # 67 418 2236") are one value, as its label is once scrubbed ("[PHONE_NUMBER]"), so
+            # both read alike.
             n = named(i)
             if n is not None and " " not in text[n[0] : n[1]]:
                 before = [k for k in filled if k < i][-1]
                 said = sum(any(c.isalpha() for c in w) for w in text[slice(*lines[before])].split())
-                if n[1] - n[0] < 3 or said > 5:
+                word = text[n[0] : n[1]]
+                if n[1] - n[0] < 3 or (
+                    said > 5
+                    and (ordinary is None or ordinary(word.lower()) or any(c.isupper() for c in word[1:]))
+                ):
                     n = None
         elif i + 1 < len(lines) and not blank(i + 1):
             # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a
