@@ -56,17 +56,25 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 # informal-names-test 0.802 / 0.951 / 12; social-names-test 0.770 / 0.951 / 7;
 # social-casual-test 0.787 / 0.940 / 8; social-public-test 0.670 / 0.769 / 21; social-public
 # 0.734 / 0.850 / 44; b 0.977 / 0.972 / 3; c 0.974 / 0.960 / 5; in-house a, d, e unchanged.
+# On 2026-11-29 (second session), with a one-word sign-off after a long line, the threshold at
+# 0.5 inside a sentence (0.55 at its start, where a capital says nothing), no typing slip read
+# into a capital inside a sentence, and fewer look-alikes (an acronym after a capital,
+# "OpenBSD"; a type ending in an ordinary word, "KafkaConsumer"; three capitals; places after
+# "into" and "en"; companies in the possessive): a 0.984 / 0.985 / 7; b 0.977 / 0.972 / 3;
+# c 0.974 / 0.963 / 4; d 0.978 / 0.970 / 10; e 0.972 / 0.961 / 7; informal-names-test 0.828 /
+# 0.946 / 14; social-names-test 0.770 / 0.958 / 6; social-casual-test 0.800 / 0.941 / 7;
+# social-public 0.736 / 0.847 / 45; social-public-test 0.713 / 0.780 / 21.
 FLOORS = {
     "inhouse-a": (0.97, 0.975, 8, 0.02),
     "inhouse-b": (0.95, 0.97, 3, 0.035),
     "inhouse-c": (0.95, 0.945, 6, 0.04),
     "inhouse-d": (0.945, 0.95, 16, 0.045),
     "inhouse-e": (0.925, 0.925, 15, 0.065),
-    "informal-names-test": (0.78, 0.94, 13, 0.20),
-    "social-names-test": (0.75, 0.94, 8, 0.24),
-    "social-casual-test": (0.76, 0.92, 9, 0.24),
-    "social-public": (0.71, 0.83, 47, 0.28),
-    "social-public-test": (0.64, 0.74, 23, 0.33),
+    "informal-names-test": (0.81, 0.935, 15, 0.17),
+    "social-names-test": (0.75, 0.945, 7, 0.23),
+    "social-casual-test": (0.78, 0.93, 8, 0.22),
+    "social-public": (0.72, 0.835, 47, 0.27),
+    "social-public-test": (0.69, 0.765, 23, 0.28),
 }
 
 

@@ -212,13 +212,16 @@ class ContextWords:
 
 # ", NC 27684" / ", CA": a city before a state or province code.
 STATE_AFTER = re.compile(r",? [A-Z]{2}\b(?!['’])")
+STATE_ZIP_AFTER = re.compile(r", [A-Za-z]{2},? \d{5}\b")
 SENTENCE_END = frozenset('.!?:;"|>*#\n')
 CODE_AFTER = frozenset("=_.(/[{<@")
 # The longest word in capitals that no list knows and that is read as an acronym, not a name,
 # on a line written in both cases.
 ACRONYM = 5
-# An acronym run into a capitalised word: "IAMUser", "AWSService".
-ACRONYM_GLUED = re.compile(r"[A-Z]{2}[a-z]")
+SHORT_ACRONYM = 3
+# An acronym run into a capitalised word, before or after it: "IAMUser", "AWSService",
+# "OpenBSD", "MySQL".
+ACRONYM_GLUED = re.compile(r"[A-Z]{2}[a-z]|[a-z][A-Z]{2}")
 # A word glued to a digit (or to ":" and a digit), as in "fd12:", "AB12", "v2".
 DIGIT_GLUED = re.compile(r":?\d")
 # The parts of a word written in camel case: "UsersController" is "Users", "Controller".
@@ -315,7 +318,13 @@ def _camel_ordinary(word: str, lexicon: Lexicon) -> bool:
     each capitalised ("UsersController", "PaymentGateway", "StatusPage"): code and brands are
     named so; "McDonald", "DeShawn" and "LeBron" hold a part that is no ordinary word."""
     parts = CAMEL_PART.findall(word)
-    return len(parts) > 1 and all(len(p) > 1 and _lower_case(p.lower(), lexicon) for p in parts)
+    if len(parts) < 2:
+        return False
+    if all(len(p) > 1 and _lower_case(p.lower(), lexicon) for p in parts):
+        return True
+    # A type or a product that ends in an ordinary word ("KafkaConsumer", "RedisClient");
+    # the parts of names are short or no ordinary words ("LeBron", "MacKenzie", "VanDyke").
+    return len(parts[0]) >= 4 and len(parts[-1]) >= 4 and _lower_case(parts[-1].lower(), lexicon)
 
 
 def _hyphened_ordinary(key: str, lexicon: Lexicon) -> bool:
@@ -349,6 +358,7 @@ class NameModel:
         *,
         threshold: float,
         extend: float,
+        threshold_at_start: float | None = None,
         classes: Mapping[str, int] | None = None,
         lone_context: float = math.inf,
         lone_inside: float = math.inf,
@@ -366,6 +376,8 @@ class NameModel:
         self.lone_inside = lone_inside
         self.weights = dict(weights)
         self.threshold = threshold
+        # A run whose best word opens a sentence, where a capital is no mark of a name.
+        self.threshold_at_start = threshold if threshold_at_start is None else threshold_at_start
         self.extend = extend
         seed_bar = _logit(threshold) - LIFT
         extend_bar = _logit(extend) - LIFT
@@ -479,6 +491,7 @@ def _load_model(root: Path) -> NameModel:
     cfg = rulefile.load(path)
     try:
         threshold, extend = float(cfg["threshold"]), float(cfg["extend"])
+        at_start = float(cfg.get("threshold_at_start", threshold))
         lone_context = float(cfg["lone_word_context"])
         lone_inside = float(cfg.get("lone_word_inside", lone_context))
         context = cfg["context"]
@@ -488,8 +501,8 @@ def _load_model(root: Path) -> NameModel:
         words = ContextWords(**lists)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise rulefile.RuleError(path, None, f"malformed name model: missing or bad {exc}") from exc
-    if not 0 < extend <= threshold < 1:
-        raise rulefile.RuleError(path, None, "need 0 < extend <= threshold < 1")
+    if not 0 < extend <= threshold <= at_start < 1:
+        raise rulefile.RuleError(path, None, "need 0 < extend <= threshold <= threshold_at_start < 1")
     weights_path = root / "name_weights.yaml"
     raw = rulefile.load(weights_path)
     try:
@@ -513,6 +526,7 @@ def _load_model(root: Path) -> NameModel:
         words,
         weights,
         threshold=threshold,
+        threshold_at_start=at_start,
         extend=extend,
         classes=classes,
         lone_context=lone_context,
@@ -697,9 +711,10 @@ class NameModelDetector:
         # A particle in lower case is no name word of its own: it may stand between two.
         if self._particles:
             scored = [(c, p) for c, p in scored if text[c.start : c.end] not in self._particles]
+        start_th = self.model.threshold_at_start
         i = 0
         while i < len(scored):
-            if scored[i][1] < th:
+            if scored[i][1] < th or (scored[i][1] < start_th and "initial" in scored[i][0].features):
                 i += 1
                 continue
             a = i
@@ -748,6 +763,8 @@ class NameModelDetector:
                 continue
             if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
+            if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
+                continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
 
@@ -792,7 +809,11 @@ class NameModelDetector:
         bar = min(m.lone_inside, m.lone_context) if inside else m.lone_context
         if lift < bar:
             return False
-        return not _slip_of(word, self.model.lexicon) and not any(e.end(word) for e in self.word_endings)
+        # A typing slip of an ordinary word is not capitalised inside a sentence ("video Ssundee",
+        # "Lil Yachty"); elsewhere it may be ("Custmer:", "undre").
+        return (inside or not _slip_of(word, self.model.lexicon)) and not any(
+            e.end(word) for e in self.word_endings
+        )
 
     @staticmethod
     def _capital_says_nothing(text: str, start: int) -> bool:
@@ -817,9 +838,14 @@ class NameModelDetector:
         for i, ((s, e, w), (kind, relevant)) in enumerate(zip(words, shapes, strict=True)):
             if kind is None or (only_relevant and not relevant) or _in_code(text, s, e):
                 continue
-            if kind == "upper" and not shouts and e - s <= ACRONYM and w.lower() not in lex.names:
+            if (
+                kind == "upper"
+                and not shouts
+                and (e - s <= SHORT_ACRONYM or (e - s <= ACRONYM and w.lower() not in lex.names))
+            ):
                 # A short word in capitals that no list knows, on a line written in both cases,
-                # is an acronym ("CPI", "JCB", "SIRET"), not a name.
+                # is an acronym ("CPI", "JCB", "SIRET"), not a name; so is one of three letters
+                # or fewer that a list knows ("NAT", "SHA").
                 continue
             f = lexicals.get(w)
             if f is None:
@@ -1057,6 +1083,10 @@ def _company_keys(text: str, start: int, end: int) -> list[str]:
     after = WORD_AFTER.match(text, end)
     if after and after.group(1)[0].isupper():
         keys.append(key + " " + after.group(1).lower())
+    if text.startswith(("'s", "’s"), end):
+        # A company named in the possessive ("McDonald's", "Trader Joe's"): the list holds it
+        # so ("mcdonald s"), a run ends before the "'s".
+        keys += [k + " s" for k in keys]
     return keys
 
 
@@ -1081,6 +1111,8 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
         return True
     if STATE_AFTER.match(text, end) and text[end : end + 1] == ",":
         return True
+    if STATE_ZIP_AFTER.match(text, end):
+        return True  # "atlanta, ga 30362": a state code in lower case, before a ZIP code
     # The next word, past a "Jr" or "Sr" ("Martin Luther King Jr Blvd").
     m = WORD.match(text, end + 1) if text[end : end + 1] == " " else None
     if m is not None and m.group().lower() in cw.titles:
@@ -1090,7 +1122,9 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
 
 
 # Words after which a name is a place's, not a person's ("in Charlotte", "near Raleigh").
-ONLY_PLACES_AFTER = frozenset({"in", "near", "inside", "outside", "throughout", "across"})
+ONLY_PLACES_AFTER = frozenset(
+    {"in", "into", "near", "inside", "outside", "throughout", "across", "en", "em", "nach", "dans"}
+)
 # Words after which a capital is no mark of a name (see _capital_says_nothing): the
 # prepositions of places, and German articles and possessives (German capitalises every noun).
 CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
