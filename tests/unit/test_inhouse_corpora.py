@@ -64,6 +64,12 @@ CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
 # c 0.974 / 0.963 / 4; d 0.978 / 0.970 / 10; e 0.972 / 0.961 / 7; informal-names-test 0.828 /
 # 0.946 / 14; social-names-test 0.770 / 0.958 / 6; social-casual-test 0.800 / 0.941 / 7;
 # social-public 0.736 / 0.847 / 45; social-public-test 0.713 / 0.780 / 21.
+# Later that session, with words drawn out ("YASSSS") no names, and a capitalised word inside
+# a sentence standing alone though its neighbours count a little against it (lone_word_inside
+# -0.25) unless a capitalised ordinary word beside it makes it a thing's ("Larkspur Home"):
+# informal-names-test 0.831 / 0.946 / 14; social-names-test 0.787 / 0.959 / 6;
+# social-casual-test 0.850 / 0.944 / 7; social-public 0.742 / 0.847 / 46; social-public-test
+# 0.739 / 0.793 / 20; c 0.974 / 0.967 / 4; e 0.974 / 0.960 / 7; a, b, d unchanged.
 FLOORS = {
     "inhouse-a": (0.97, 0.975, 8, 0.02),
     "inhouse-b": (0.95, 0.97, 3, 0.035),
@@ -71,10 +77,10 @@ FLOORS = {
     "inhouse-d": (0.945, 0.95, 16, 0.045),
     "inhouse-e": (0.925, 0.925, 15, 0.065),
     "informal-names-test": (0.81, 0.935, 15, 0.17),
-    "social-names-test": (0.75, 0.945, 7, 0.23),
-    "social-casual-test": (0.78, 0.93, 8, 0.22),
-    "social-public": (0.72, 0.835, 47, 0.27),
-    "social-public-test": (0.69, 0.765, 23, 0.28),
+    "social-names-test": (0.77, 0.945, 7, 0.21),
+    "social-casual-test": (0.83, 0.93, 8, 0.17),
+    "social-public": (0.72, 0.835, 47, 0.26),
+    "social-public-test": (0.72, 0.775, 22, 0.25),
 }
 
 

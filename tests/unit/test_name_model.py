@@ -73,6 +73,10 @@ LEFT_ALONE = [
     "mail sofia.duarte@example.com or see /home/omar/notes for the key",
     "Don't forget: she'd said they'll call back",
     "Eid falls on a Tuesday, so Diwali cover is the week after",
+    # words drawn out for emphasis
+    "Awwww that is so sweet, Sooooo happy for you",
+    "NOOOOO WAYYYY this is real",
+    "honestly Yessss, Beyoooond excited for the tour",
     # a company named in the possessive
     "McDonald's in the station is open 24/7 now btw",
     "Trader Joe's had the good hummus again",
@@ -221,6 +225,11 @@ def test_camel_case_words(word: str, ordinary: bool) -> None:
 )
 def test_acronyms_and_code_are_no_names(detector: NameModelDetector, text: str, expected: list[str]) -> None:
     assert names(detector, text) == expected
+
+
+def test_doubled_letters_are_a_names_own(detector: NameModelDetector) -> None:
+    # Two letters running are a spelling ("Aaron", "Llewellyn"); three are emphasis.
+    assert names(detector, "thanks Aaron and Llewellyn for the lift") == ["Aaron", "Llewellyn"]
 
 
 def test_a_capital_inside_a_sentence_is_no_typing_slip(detector: NameModelDetector) -> None:

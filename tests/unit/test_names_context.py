@@ -118,6 +118,12 @@ LONE_LEFT_ALONE = [
 LONE_INSIDE = [
     ("the loudest cheer of the night went to Zandile", "Zandile"),
     ("honestly the best verse came from Oyelowo", "Oyelowo"),
+    # neighbours may count a little against it
+    ("Where's Kishan?", "Kishan"),
+    ("that Bagdanovich part I watched three times", "Bagdanovich"),
+    # a particle before it is no thing's word
+    ("the coach says Te Rangi is fit again", "Rangi"),
+    ("HAPPY GRADUATION DINEO", "DINEO"),
 ]
 
 
@@ -129,6 +135,13 @@ LONE_INSIDE_LEFT_ALONE = [
     "Deliver to 4 Mill Lane, LS6 3QT Oakbridge.",
     "Lever aan Kerkstraat 12, 2803VA Donkerwoud.",
     "The invoice is from Fernwald Tools GmbH",
+    # beside a capitalised ordinary word it names a company, a product or a place
+    "Rep: Hi, thanks for contacting Larkspur Home. Who am I speaking with?",
+    "Thank you for your booking at Hotel Vltava.",
+    "I would love to win the Jet Black Airpods",
+    # a word all in capitals on a line in both cases: a code as often
+    "customer: promo code FREESHIP didn't apply at checkout",
+    "please add the passport details for both travellers on booking XCHNMW (flight AF752):",
 ]
 
 

@@ -222,6 +222,8 @@ SHORT_ACRONYM = 3
 # An acronym run into a capitalised word, before or after it: "IAMUser", "AWSService",
 # "OpenBSD", "MySQL".
 ACRONYM_GLUED = re.compile(r"[A-Z]{2}[a-z]|[a-z][A-Z]{2}")
+# The same letter three times running, in either case ("ITTTT", "Aaawww").
+DRAWN_OUT = re.compile(r"([^\W\d_])(?i:\1){2}")
 # A word glued to a digit (or to ":" and a digit), as in "fd12:", "AB12", "v2".
 DIGIT_GLUED = re.compile(r":?\d")
 # The parts of a word written in camel case: "UsersController" is "Users", "Controller".
@@ -231,8 +233,11 @@ CODE_BEFORE = frozenset("_/=.<$#@{[\\")
 
 def word_kind(word: str) -> str | None:
     """``cap`` (Xxxx, McDonald), ``upper`` (XXXX), ``low`` (xxxx), or None (iPhone, eBay,
-    contractions)."""
+    contractions, words drawn out: "YASSSS", "Beyoooond")."""
     if len(word) > LONGEST or (("'" in word or "’" in word) and CONTRACTION.search(word)):
+        return None
+    if DRAWN_OUT.search(word) is not None:
+        # A letter three times running is a word drawn out for emphasis, not a name's spelling.
         return None
     if word.isupper():
         return "upper" if len(word) > 1 else "cap"
@@ -805,7 +810,16 @@ class NameModelDetector:
         word = text[cand.start : cand.end].lower()
         if word in m.words.place_words:
             return False  # "Kestrel Analytics GmbH", "Ocean Blvd"
-        inside = "initial" not in f and "k_low" not in f and not self._capital_says_nothing(text, cand.start)
+        # (A word all in capitals on a line in both cases is a code as often: "promo code
+        # FREESHIP", "booking XCHNMW".)
+        inside = (
+            "initial" not in f
+            and "k_low" not in f
+            and "upper_mixed" not in f
+            and not self._capital_says_nothing(text, cand.start)
+        )
+        if inside and self._names_a_thing(text, cand.start, cand.end):
+            return False
         bar = min(m.lone_inside, m.lone_context) if inside else m.lone_context
         if lift < bar:
             return False
@@ -814,6 +828,29 @@ class NameModelDetector:
         return (inside or not _slip_of(word, self.model.lexicon)) and not any(
             e.end(word) for e in self.word_endings
         )
+
+    def _names_a_thing(self, text: str, start: int, end: int) -> bool:
+        """Whether a capitalised word beside a capitalised ordinary word names a company, a
+        product or a place: the word after it ("Larkspur Home", "Westpoint Health Plan"), or the
+        word before it, itself inside the sentence ("at Hotel Vltava", "the Jet Black Airpods";
+        not "Where's Kishan?")."""
+        lex = self.model.lexicon
+
+        def thing_word(word: str) -> bool:
+            # Capitalised and no more (a line that shouts capitalises all), mostly written in
+            # lower case, and no name's particle ("Te Rangi", "Van Dyke").
+            low = word.lower()
+            capitalised = word[0].isupper() and not word.isupper()
+            return capitalised and low not in self._particles and _lower_case(low, lex)
+
+        m = WORD_AFTER.match(text, end)
+        if m is not None and thing_word(m.group(1)):
+            return True
+        m = WORD_BEFORE.search(text, max(0, start - 40), start)
+        if m is None or not thing_word(m.group(1)):
+            return False
+        gap = WORD_BEFORE_GAP.search(text, max(0, m.start(1) - 40), m.start(1))
+        return gap is not None and not any(c in SENTENCE_END for c in gap.group(1))
 
     @staticmethod
     def _capital_says_nothing(text: str, start: int) -> bool:
@@ -1067,6 +1104,8 @@ def _company_key(text: str, start: int, end: int) -> str:
     return " ".join(words).lower()
 
 
+# What stands between a word and the word before it (nothing at a line's start).
+WORD_BEFORE_GAP = re.compile(r"[^\W\d_]([^\w\n]+)$")
 # The capitalised word right before or right after a run.
 WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
 WORD_AFTER = re.compile(r" ([^\W\d_]+)")
