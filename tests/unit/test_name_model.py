@@ -77,6 +77,7 @@ LEFT_ALONE = [
     "Awwww that is so sweet, Sooooo happy for you",
     "NOOOOO WAYYYY this is real",
     "honestly Yessss, Beyoooond excited for the tour",
+    "YASSSS the new season is out",
     # a company named in the possessive
     "McDonald's in the station is open 24/7 now btw",
     "Trader Joe's had the good hummus again",

@@ -120,6 +120,7 @@ LONE_INSIDE = [
     ("honestly the best verse came from Oyelowo", "Oyelowo"),
     # neighbours may count a little against it
     ("Where's Kishan?", "Kishan"),
+    ("wait did Oyelaran see this", "Oyelaran"),
     ("that Bagdanovich part I watched three times", "Bagdanovich"),
     # a particle before it is no thing's word
     ("the coach says Te Rangi is fit again", "Rangi"),
