@@ -567,7 +567,7 @@ def _score(
             if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
                 return None
         lowered = cues.last_before(rule.lower_lists, lo, start, used_up) if rule.lower_lists else -1
-        if raised >= 0 and raised >= lowered:
+        if raised >= 0 and (raised >= lowered or _qualifies(text, raised, lowered)):
             return max(score, rule.context_score), False
         if lowered >= 0:
             return score - rule.penalty, True
@@ -576,6 +576,21 @@ def _score(
     elif rule.requires:
         return None  # not a cue in the text
     return score, False
+
+
+# What stands between a cue and a lowering cue that only qualifies it: a preposition and the
+# lowering cue's words ("passport number on the booking is ...", "phone on the account is
+# ..."): the value is still the first cue's.
+_QUALIFIER = re.compile(
+    r"(?: (?:numbers?|no\.?|#|details))? (?:on|for|in|of|from|with|at|under) "
+    r"(?:(?:the|my|your|our|this|that|his|her|their|a|an) )?[^\W\d_]+(?: [^\W\d_]+)?"
+)
+
+
+def _qualifies(text: str, cue_end: int, lowering_end: int) -> bool:
+    """Whether the lowering cue that ends at ``lowering_end`` sits in a phrase that qualifies
+    the cue that ends at ``cue_end`` (see _QUALIFIER)."""
+    return 0 < lowering_end - cue_end <= 40 and _QUALIFIER.fullmatch(text, cue_end, lowering_end) is not None
 
 
 class _GateScan:

@@ -59,6 +59,9 @@ ANNOUNCED = [
     ("bot: the 9-digit routing number please\nuser: 324334203", "BANK_ACCOUNT", "324334203"),
     ("Agent: can you confirm your social?\nCaller: 363801953", "US_SSN", "363801953"),
     ("Agent: and the driver's license number?\nCustomer: D1273448", "DRIVER_LICENSE", "D1273448"),
+    # A reference word in a phrase that only qualifies the cue does not take the value from it.
+    ("The passport number on the booking is AQ5519023", "PASSPORT", "AQ5519023"),
+    ("my passport number for the reservation is K4410972", "PASSPORT", "K4410972"),
 ]
 
 
@@ -75,6 +78,7 @@ def test_a_phone_right_after_an_ssn_is_a_phone_of_its_own() -> None:
 LOOK_ALIKES = [
     "gift card 6759649826430",  # a gift card is no payment card
     "Order ref 213173020418552 for the card",  # a reference cue is nearer
+    "passport on file, booking ref AQ5519023",  # the reference has a cue of its own
     "Troy called at 6759649826430",  # a name, no card cue
     "travel document 12 05 2029",  # a date written with blanks
     "Licence: GPL-3.0",  # software licences
