@@ -766,10 +766,10 @@ class NameModelDetector:
                 a += 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
-            if a == b and not joined and not self._stands_alone(text, scored[a][0]):
-                continue
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
+            if a == b and not joined and not self._stands_alone(text, scored[a][0]):
+                continue
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
 
@@ -808,8 +808,6 @@ class NameModelDetector:
         # lower case it says nothing ("Rückruf von ...": a German noun).
         m = self.model
         word = text[cand.start : cand.end].lower()
-        if word in m.words.place_words:
-            return False  # "Kestrel Analytics GmbH", "Ocean Blvd"
         # (A word all in capitals on a line in both cases is a code as often: "promo code
         # FREESHIP", "booking XCHNMW".)
         inside = (
