@@ -1,8 +1,13 @@
-"""Where the engine's time goes: a pyinstrument profile of level 7 on the chat/log stream, as text.
+"""Where the engine's time goes: a pyinstrument profile of one level on one stream, as text.
 
     .venv/bin/pip install -e '.[bench]'                  # pyinstrument
     .venv/bin/python -m load.profile_engine              # writes load/results/profile-L7-chatlog.txt
+    .venv/bin/python -m load.profile_engine --stream dense   # the PII-dense lines: profile-L7-dense.txt
     .venv/bin/python -m load.profile_engine --n 20000 --level 4 --out /tmp/profile.txt
+
+Streams: ``chatlog`` is ``load.bench``'s chat/log stream (29% of lines hold a value, short
+lines); ``dense`` is ``load.traffic``'s PII-dense lines (about half hold a value, ~190 B, chat
+mixed with key=value and JSON logs); ``prose`` is its 2 KB e-mail prose (``--n`` e-mails).
 
 The report has three parts: self time by area (our modules one by one, each library as a
 whole), the top functions by self time, and pyinstrument's call tree with library internals
@@ -89,11 +94,24 @@ def summarise(session: Session, top: int = TOP) -> str:
     return "\n".join(lines)
 
 
-def profile(n: int, level: int) -> str:
+STREAMS = ("chatlog", "dense", "prose")
+
+
+def _stream(name: str, n: int) -> list[str]:
+    from load import traffic
+
+    if name == "dense":
+        return traffic.dense_lines(n, seed=1)
+    if name == "prose":
+        return traffic.email_prose(n, seed=1)
+    return chat_log_stream(n, seed=1)
+
+
+def profile(n: int, level: int, stream_name: str = "chatlog") -> str:
     from pyinstrument import Profiler
     from pyinstrument.renderers import ConsoleRenderer
 
-    stream = chat_log_stream(n, seed=1)
+    stream = _stream(stream_name, n)
     scrubber = Scrubber(Policy(level=level))
     scrubber.scrub_many(stream[:BATCH])  # first-use costs are not the steady state
     profiler = Profiler(interval=0.0005)
@@ -105,14 +123,14 @@ def profile(n: int, level: int) -> str:
     cpu = time.process_time() - c0
     session = profiler.last_session
     assert session is not None
-    rate = Row("profile", f"engine L{level} under the profiler, {n:,} chat/log msgs", n / cpu, "msg/s")
+    rate = Row("profile", f"engine L{level} under the profiler, {n:,} {stream_name} msgs", n / cpu, "msg/s")
     tree = ConsoleRenderer(unicode=False, color=False, time="percent_of_total").render(session)
     detectors = ", ".join(d.name for d in scrubber.detectors)
     text = "\n".join(
         [
             f"# Profile: Scrubber(Policy(level={level})).scrub_many, batches of {BATCH}, "
-            f"{n:,} chat/log messages",
-            f"# $ python -m load.profile_engine --n {n} --level {level}",
+            f"{n:,} {stream_name} messages",
+            f"# $ python -m load.profile_engine --n {n} --level {level} --stream {stream_name}",
             *(f"# {line}" for line in machine()),
             f"# detectors: {detectors}",
             "",
@@ -132,15 +150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m load.profile_engine", description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=10_000, help="messages (default 10000)")
     ap.add_argument("--level", type=int, default=7)
+    ap.add_argument("--stream", choices=STREAMS, default="chatlog", help="which traffic (default chatlog)")
     ap.add_argument(
-        "--out", type=Path, help="report file (default load/results/profile-L<level>-chatlog.txt)"
+        "--out", type=Path, help="report file (default load/results/profile-L<level>-<stream>.txt)"
     )
     a = ap.parse_args(argv)
     if importlib.util.find_spec("pyinstrument") is None:
         sys.stderr.write("profile_engine: pyinstrument is not installed: pip install -e '.[bench]'\n")
         return 2
-    text = profile(a.n, a.level)
-    out = a.out or RESULTS / f"profile-L{a.level}-chatlog.txt"
+    text = profile(a.n, a.level, a.stream)
+    out = a.out or RESULTS / f"profile-L{a.level}-{a.stream}.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(text)

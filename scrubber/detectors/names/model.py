@@ -640,7 +640,7 @@ class NameModelDetector:
                 lines.add((text.rfind("\n", 0, s) + 1, len(text) if b < 0 else b))
         out: list[Finding] = []
         for a, b in sorted(lines):
-            cands = self._line_candidates(text, a, b, only_relevant=True)
+            cands = self._line_candidates(text, a, b, only_relevant=True, seeds=seeds)
             scored = [(c, self.model.score(c.features)) for c in cands]
             out.extend(self._runs(text, scored))
         return _one_sense(text, out, self.model)
@@ -649,7 +649,7 @@ class NameModelDetector:
         """Every word that may be part of a name, with its features (for fitting the model)."""
         out: list[Candidate] = []
         for a, b in _lines(text):
-            out.extend(self._line_candidates(text, a, b, only_relevant=False))
+            out.extend(self._line_candidates(text, a, b, only_relevant=False, seeds=None))
         return out
 
     def _seeds(self, text: str) -> set[str]:
@@ -858,11 +858,17 @@ class NameModelDetector:
         m = WORD_BEFORE.search(text, max(0, start - 24), start)
         return m is not None and m.group(1).lower() in CAPITAL_SAYS_NOTHING
 
-    def _line_candidates(self, text: str, a: int, b: int, *, only_relevant: bool) -> list[Candidate]:
+    def _line_candidates(
+        self, text: str, a: int, b: int, *, only_relevant: bool, seeds: set[str] | None
+    ) -> list[Candidate]:
+        """The line's words that may be part of a name, with their features: with ``seeds``,
+        only those that can end up in a name (see _reach); without, every word of a name's
+        shape (for fitting)."""
         lex = self.model.lexicon
         words = [(m.start(), m.end(), m.group()) for m in WORD.finditer(text, a, b)]
         known = self._shapes.get
         shapes = [known(w) or self._shape(w) for _, _, w in words]
+        reach = self._reach(text, words, shapes, seeds) if seeds is not None else None
         kinds = [kind for kind, _ in shapes]
         seg = text[a:b]
         labels = [(a + x, a + y) for x, y in placeholders(seg)] if "[" in seg or "<" in seg else []
@@ -871,7 +877,12 @@ class NameModelDetector:
         lexicals = self._lexicals
         shouts = seg == seg.upper()
         for i, ((s, e, w), (kind, relevant)) in enumerate(zip(words, shapes, strict=True)):
-            if kind is None or (only_relevant and not relevant) or _in_code(text, s, e):
+            if (
+                kind is None
+                or (only_relevant and not relevant)
+                or (reach is not None and i not in reach)
+                or _in_code(text, s, e)
+            ):
                 continue
             if (
                 kind == "upper"
@@ -892,6 +903,39 @@ class NameModelDetector:
             _context(line, self.model, i, f)
             out.append(Candidate(s, e, f))
         return out
+
+    def _reach(
+        self,
+        text: str,
+        words: list[tuple[int, int, str]],
+        shapes: list[tuple[str | None, bool]],
+        seeds: set[str],
+    ) -> set[int]:
+        """The indices of the words a name of the line can hold: a name is a run of words that
+        _next_to joins around a word that reaches the threshold, and only a seed can; so only
+        the words joined to a seed by gaps of one space or a hyphen, through words that reach the
+        lower bar or name particles, need their features. Where a line holds one name among
+        many other words (a log line, a JSON event), the others are never judged, and the runs
+        found are the same as if they were."""
+        reach: set[int] = set()
+        n = len(words)
+        particles = self._particles
+        for i in range(n):
+            if i in reach or words[i][2] not in seeds:
+                continue
+            reach.add(i)
+            for step in (-1, 1):
+                j = i
+                while 0 <= j + step < n:
+                    k = j + step
+                    lo, hi = min(j, k), max(j, k)
+                    if text[words[lo][1] : words[hi][0]] not in (" ", "-"):
+                        break
+                    if not (shapes[k][1] or words[k][2] in particles):
+                        break
+                    reach.add(k)
+                    j = k
+        return reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -1071,15 +1115,25 @@ def _second_person_soon(line: _Line, i: int, second: frozenset[str]) -> bool:
 CODE_MARKS = re.compile(r"[@/=_\\]|\w[.#]\w|\w::\w|\d|://")
 
 
+# A token runs to the next space or closing mark after a word, and back to the last space or
+# opening mark before it (``\s`` is ``str.isspace``: the same characters).
+TOKEN_END = re.compile(r"[^\s\"')>\]},;]*")
+TOKEN_BEFORE = re.compile(r".*[\s\"'(<\[{,;]", re.DOTALL)
+# How far back one search looks for the token's start; a longer token is walked in Python.
+TOKEN_REACH = 64
+
+
 def _in_code(text: str, s: int, e: int) -> bool:
     """Whether the word at s..e is part of a longer token that is code or an address."""
-    a = s
-    while a > 0 and not text[a - 1].isspace() and text[a - 1] not in "\"'(<[{,;":
-        a -= 1
-    b = e
-    n = len(text)
-    while b < n and not text[b].isspace() and text[b] not in "\"')>]},;":
-        b += 1
+    b = TOKEN_END.match(text, e).end()  # type: ignore[union-attr]  # matches the empty string
+    lo = s - TOKEN_REACH if s > TOKEN_REACH else 0
+    m = TOKEN_BEFORE.match(text, lo, s)  # the last space or opening mark in text[lo:s]
+    if m is not None:
+        a = m.end()
+    else:
+        a = lo
+        while a > 0 and not text[a - 1].isspace() and text[a - 1] not in "\"'(<[{,;":
+            a -= 1
     if a == s and b == e:
         return False
     return CODE_MARKS.search(text, a, b) is not None
