@@ -442,3 +442,55 @@ def test_scrubbing_an_address_twice_leaves_the_town() -> None:
     once = engine.scrub("the booklet goes to Flat 6, 14 Clarendon Road, Cheltenham GL52 2LQ.").text
     assert once == "the booklet goes to [STREET_ADDRESS], Cheltenham [ZIP_CODE]."
     assert engine.scrub(once).text == once
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a legal form or partners after names make a firm
+        ("Lindblom Lindberg AB just renewed for 109 seats", []),
+        ("the invoice from Nilsson & Strandberg AB is overdue", []),
+        ("Mendoza and Sons moved the demo to Sunday", []),
+        ('lead created company="Colletti, Liverotti e Antelami e figli"', []),
+        ("the quote for Carter, Powell and Reeves LLP went out", []),
+        ("the card was the one from Remigio Mir Montesinos S.L.", []),
+        # a person at a firm, a person and her sons, a shouted line: persons
+        ("Regards, Ingrid Holmqvist, Acme Ltd", ["Ingrid Holmqvist"]),
+        ("Marisol and her sons are visiting", ["Marisol"]),
+        ("DAVIDE YOU OWE ME PIZZA", ["DAVIDE"]),
+    ],
+)
+def test_firms_named_after_people(detector: NameModelDetector, text: str, expected: list[str]) -> None:
+    assert names(detector, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # German capitalises every noun; there a capital alone says nothing
+        ("Meine neue Telefonnummer lautet 06872 965290, bitte im Kundenkonto ändern.", []),
+        ("Die Sendungsverfolgung zeigt seit Montag keinen Fortschritt.", []),
+        # an unknown word in lower case in another language is no name
+        ("Dzień dobry,\n\nprosimy o kontakt w sprawie zamówienia.\n\nPozdrawiamy,\nzespół", []),
+        # names the lists know, or after a title, are still found there
+        ("Hallo, hier ist Monja Anders. Bitte rufen Sie mich an.", ["Monja Anders"]),
+        ("Sehr geehrte Frau Pärtzelt, vielen Dank für Ihre Nachricht.", ["Pärtzelt"]),
+        ("Gentile Sig.ra Winther, la sua richiesta è stata ricevuta e grazie per la pazienza.", ["Winther"]),
+        # an English line with a German word or two is English
+        ("Thanks, I told Okonkwo the Kundenkonto page is down", ["Okonkwo"]),
+    ],
+)
+def test_lines_in_other_languages(detector: NameModelDetector, text: str, expected: list[str]) -> None:
+    assert names(detector, text) == expected
+
+
+def test_readme_firms_and_other_languages(detector: NameModelDetector) -> None:
+    # README, "Names no phrase announces": its examples of firms and of lines in other languages
+    for text in (
+        "The contract with Nilsson & Strandberg AB ends in May.",
+        "the retainer for Carter, Powell and Reeves LLP is due",
+        "Mendoza and Sons moved the demo to Sunday.",
+        "Meine neue Telefonnummer lautet 0176 5550123, bitte ändern.",
+    ):
+        assert names(detector, text) == [], text
+    assert names(detector, "Sehr geehrte Frau Pärtzelt, vielen Dank für Ihre Nachricht.") == ["Pärtzelt"]

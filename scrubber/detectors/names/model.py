@@ -208,6 +208,14 @@ class ContextWords:
     bare_contractions: frozenset[str]
     # second-person words: a name before them is often the one spoken to ("Priya you forgot")
     second_person: frozenset[str]
+    # What follows a company's name that bears people's names: a legal form ("Lindblom
+    # Lindberg AB", "da Rosa Martins S/A") or partners ("Mendoza and Sons", "Colletti,
+    # Liverotti e Antelami e figli"); see firm_after.
+    firm_after: re.Pattern[str] = re.compile(r"(?!)")
+    # The small words that tell a line in English from one in another language (see _foreign).
+    english_words: frozenset[str] = frozenset()
+    foreign_words: frozenset[str] = frozenset()
+    foreign_titles: frozenset[str] = frozenset()  # "Frau", "Señora": see _known_name
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -374,7 +382,7 @@ class NameModel:
         self.famous = famous
         self.places = places
         # Words that are never part of a run: person words and titles (see _runs).
-        self.outside_runs = words.person_before | words.titles
+        self.outside_runs = words.person_before | words.titles | words.foreign_titles
         self.words = words
         self.classes: Mapping[str, int] = classes or {}
         self.lone_context = lone_context
@@ -477,6 +485,48 @@ def load_model(root: Path | None = None) -> NameModel:
     return _load_model(root or rulefile.grammar_dir())
 
 
+# The firm's words (``context`` in grammar/name_model.yaml, both optional).
+FIRM_KEYS = ("legal_forms", "firm_partners")
+# What joins the last of a firm's partners' names: "and" in the languages the legal forms come
+# from ("Jones, Wilson and Peterson LLP", "Larsson och Berg AB"); the others take commas.
+FIRM_AND = r",? (?:and|&|e|y|et|und|i|en|och|og|ja|és|a) "
+
+
+def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Pattern[str]:
+    """The pattern that matches right after a run of name words when they name a firm: up to
+        two more capitalised words, more partners' names, then a legal form or "and" partners.
+
+        A legal form is matched as written ("AB", "GmbH", "S.L."): in other cases some are
+        everyday words ("as", "ab"). One of two capitals or fewer only right after a space and
+        before no letter or digit ("Berg AB just renewed"; not "Anna, SE team"); a longer one also
+        after a comma ("Acme, Inc."). Partners follow an "and", as written too ("and Sons", "e figli";
+    not "and sons").
+    """
+    names = r"(?:[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*)?)"
+    short = sorted((f for f in legal_forms if len(f.replace(".", "")) <= 2), key=len, reverse=True)
+    long = sorted((f for f in legal_forms if len(f.replace(".", "")) > 2), key=len, reverse=True)
+    tails = []
+    if short:
+        tails.append(rf" (?:{'|'.join(map(re.escape, short))})(?![^\W_])")
+    if long:
+        tails.append(rf",? (?:{'|'.join(map(re.escape, long))})(?![^\W_])")
+    if partners:
+        words = "|".join(map(re.escape, sorted(partners, key=len, reverse=True)))
+        tails.append(rf"{FIRM_AND}(?:{words})(?![^\W_])")
+    if not tails:
+        return re.compile(r"(?!)")
+    # The run may end before its last name words ("Remigio [Mir Montesinos] S.L."): up to two
+    # capitalised words, not in capitals ("DAVIDE YOU OWE ME" shouts).
+    more = r"(?: [^\W\d_a-zß-ÿ][a-zß-ÿ][\w'’-]*){0,2}"
+    # More partners: names after commas, then one after an "and" ("Carter, Powell and Reeves";
+    # "Jane Doe, Acme Ltd" is a person at a firm).
+    partners_before = rf"(?:(?:, {names}){{0,2}}{FIRM_AND}{names})?"
+    return re.compile(rf"{more}{partners_before}(?:{'|'.join(tails)})")
+
+
+# The small words of English and of other languages (``context``, both optional).
+LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles")
+
 CONTEXT_KEYS = (
     "titles",
     "place_before",
@@ -503,7 +553,11 @@ def _load_model(root: Path) -> NameModel:
         lists = {k: frozenset(str(w).lower() for w in context[k] or ()) for k in CONTEXT_KEYS}
         # A company's name is its words: "Ben & Jerry's" is "ben jerry", as _company_key reads it.
         lists["companies"] = frozenset(" ".join(WORD.findall(c)) for c in lists["companies"])
-        words = ContextWords(**lists)
+        firm = {k: [str(w) for w in context.get(k) or ()] for k in FIRM_KEYS}
+        language = {k: frozenset(str(w).lower() for w in context.get(k) or ()) for k in LANGUAGE_KEYS}
+        words = ContextWords(
+            **lists, **language, firm_after=firm_after(firm["legal_forms"], firm["firm_partners"])
+        )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise rulefile.RuleError(path, None, f"malformed name model: missing or bad {exc}") from exc
     if not 0 < extend <= threshold <= at_start < 1:
@@ -770,6 +824,10 @@ class NameModelDetector:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
+            if not _known_name(text, scored[a : b + 1], self.model.words) and _foreign(
+                text, scored[a][0].start, self.model.words
+            ):
+                continue  # "Meine neue Telefonnummer", "prosimy o kontakt": another language
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
 
@@ -1190,6 +1248,8 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
     first = run[0][0]
     if all(text[c.start : c.end].lower() in cw.dates for c, _ in run):
         return True  # "Thu Mar", "June": a date
+    if cw.firm_after.match(text, end) is not None and not text[first.start : end].isupper():
+        return True  # "Nilsson & Strandberg AB", "Wilson and Sons": a firm (not "DAVIDE AS USUAL")
     if cw.companies and not cw.companies.isdisjoint(_company_keys(text, first.start, end)):
         return True  # "Wells Fargo", "Ben & Jerry's": a company that bears a person's name
     if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
@@ -1253,6 +1313,54 @@ CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
 )
 # The lexical features of a word some list knows as part of a person's name.
 NAME_WORD = frozenset({"given", "surname", "famous"})
+
+
+def _known_name(text: str, run: Sequence[tuple[Candidate, float]], cw: ContextWords) -> bool:
+    """Whether the name lists or a title vouch for a run: a given name in it, a title before
+    it (or at its start: "Frau Pärtzelt" may be read as one run), or two words or more that the
+    lists know as parts of names."""
+    if any("given" in c.features or "title" in c.features for c, _ in run):
+        return True
+    titles = cw.foreign_titles
+    first = run[0][0]
+    if text[first.start : first.end].lower() in titles:
+        return True
+    m = TOKEN_BEFORE_RUN.search(text, max(0, first.start - 16), first.start)
+    if m is not None and m.group(1).lower().rstrip(".") in titles:
+        return True
+    return sum(not NAME_WORD.isdisjoint(c.features) for c, _ in run) >= 2
+
+
+# The token before a run, one space before it ("Frau Jüttner", "Sr. Pérez", "Sig.ra Winther").
+TOKEN_BEFORE_RUN = re.compile(r"(\S+) $")
+
+
+def _foreign(text: str, at: int, cw: ContextWords) -> bool:
+    """Whether the line around ``at`` is in another language than English: two or more of
+    its words are small words of other languages, and more of them than of English's.
+    There a capital says nothing (German capitalises every noun) and the name model, fitted
+    on English, does not know the ordinary words."""
+    if not cw.foreign_words:
+        return False
+    a = text.rfind("\n", 0, at) + 1
+    b = text.find("\n", at)
+    foreign, english = _small_words(text, a, len(text) if b < 0 else b, cw)
+    if foreign + english < 2:
+        # A short line ("Pozdrawiamy,") says little: the text around it decides.
+        foreign, english = _small_words(text, max(0, at - LANGUAGE_REACH), at + LANGUAGE_REACH, cw)
+    return foreign >= 2 and foreign > english
+
+
+# How far around a short line the text is read for its language.
+LANGUAGE_REACH = 400
+
+
+def _small_words(text: str, a: int, b: int, cw: ContextWords) -> tuple[int, int]:
+    """How many words of text[a:b] are small words of other languages, and of English."""
+    words = [w.lower() for w in WORD.findall(text, a, b)]
+    return sum(w in cw.foreign_words for w in words), sum(w in cw.english_words for w in words)
+
+
 # Name particles that also mean "and": "Ana y Pedro", "Maria e João".
 AND_PARTICLES = frozenset({"y", "e"})
 # A word joined to another by "and", "or", "&" or a comma: "Raleigh or Charlotte".
