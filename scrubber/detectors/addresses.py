@@ -159,20 +159,24 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     number_last = r"(?!0)\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?\b"
     # What confirms a street that ends in one of `confirmed_suffixes`: a unit after it, or a
     # city (one to three capitalised words), a state code and a ZIP code after a comma; else
-    # (group ``cued``) the end of the line or of a clause, and then an address cue must stand
-    # before the house number (see AddressDetector._line). Such a suffix is capitalised, even
-    # on a line in lower case ("we moved to 7 Willow Bend last spring" ends in "Bend").
+    # (group ``cued``: no plural noun after it) an address cue before the house number or a
+    # person's name as the street's last name word (see AddressDetector._line). Such a suffix
+    # is capitalised, even on a line in lower case ("we moved to 7 Willow Bend last spring"
+    # ends in "Bend").
     city_tail = r",\s*(?:\p{Lu}[\p{L}'’.-]*\s+){0,2}\p{Lu}[\p{L}'’.-]*,?\s+\p{Lu}{2}\s+\d{5}(?:-\d{4})?\b"
     confirmed = (
         rf"(?=\p{{Uppercase_Letter}})(?i:{alt['confirmed_suffixes']})\b\.?"
-        rf"(?:(?=,?\s+(?i:{unit})\b|{city_tail})|(?<cued>(?=\s*$|\s*[,;.!?)]|\s+(?i:in|at|near|and)\b)))"
+        rf"(?:(?=,?\s+(?i:{unit})\b|{city_tail})|(?<cued>(?!\.?\s+(?!(?i:{alt['after_plural_ok']})\b)\p{{Ll}}+s\b)))"
     )
     route_no = r"\d{1,4}[A-Za-z]?\b"
+    unit_lead = rf"(?i:{alt['units_before']})\.?\s*\d{{1,4}}[A-Za-z]?"
+    # A comma may follow the number before a French type: "36, rue des Lilas".
+    house_part = rf"{house}(?:,(?=\s+(?i:{alt['streets_after_number']})\s))?\s+"
     pattern = (
         rf"(?<![\w.,/$£€-])"
-        rf"(?:(?i:{alt['units_before']})\.?\s*\d{{1,4}}[A-Za-z]?,?\s+)?"
-        # A comma may follow the number before a French type: "36, rue des Lilas".
-        rf"{house}(?:,(?=\s+(?i:{alt['streets_after_number']})\s))?\s+"
+        # A unit before the house number ("Flat 3, 27 Abbey Road"), or before a comma and the
+        # street with no house number ("Studio 59, Taylor Islands").
+        rf"(?:{unit_lead},?\s+{house_part}|{unit_lead},\s+|{house_part})"
         rf"(?:(?i:{direction})\.?\s+)?"
         rf"(?:"
         # "2500 County Road 42"; with no name, a house number of two digits: "77 Highway 101 N".
@@ -317,6 +321,22 @@ def _first_prefilter(
     return re.compile(rf"\s{first}"), re.compile(first), re.compile(lower)
 
 
+def _named_after_person(street: str) -> bool:
+    """Whether the word before a street's suffix ("Tyler" in "990 Tyler Lake") is a capitalised
+    word that the name model's lexicon knows as a given name or a surname written capitalised
+    more often than not ("Golden", "Rock" and "Green" are not)."""
+    words = street.rstrip(".").split()
+    if len(words) < 3:
+        return False
+    word = words[-2]
+    if not word[:1].isupper() or not word[1:].islower():
+        return False
+    from scrubber.detectors.names.model import load_model  # the same cached model as the names'
+
+    entry = load_model().lexicon.get(word.lower())
+    return entry is not None and bool(entry.given or entry.surname) and entry.proper > 0
+
+
 class AddressDetector:
     """STREET_ADDRESS: house number + street name + suffix + optional unit; street type + name +
     number; PO box."""
@@ -441,8 +461,13 @@ class AddressDetector:
             raise RegexTimeout("street_address") from exc
         for m in matches:
             # A street ending in a confirmed suffix with nothing after it to confirm it is an
-            # address only after a cue ("Address: 115 Cummings Walks"; not "at 5 Golden Springs").
-            if m.groupdict().get("cued") is not None and not self._cue_before(line, m.start()):
+            # address only after a cue ("Address: 115 Cummings Walks"; not "at 5 Golden Springs"),
+            # or when a person's name is the word before the suffix ("990 Tyler Lake").
+            if (
+                m.groupdict().get("cued") is not None
+                and not self._cue_before(line, m.start())
+                and not _named_after_person(m.group())
+            ):
                 continue
             # A dot after the suffix ends the sentence or the abbreviation: not the value's.
             end = pos + m.start() + len(m.group().rstrip("."))

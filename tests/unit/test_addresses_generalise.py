@@ -83,6 +83,15 @@ CONFIRMED = [
     "our new office: [[1200 Harbor View, Unit 5]]",
     "return address is [[600 Pine Key]].",
     "We moved to [[75 Larch Estate]] in March",
+    # a person's name before the suffix: streets are named after people, springs are not
+    "A replacement will go to [[990 Tyler Lake]] within 66 days",
+    "the courier left it at [[65 Clive Tunnel]] this morning",
+    'line1="[[459 Carter Light]]" postcode=L4D 4ZB',
+    # a cue before it, and any word but a plural noun after it
+    "Can you ship it to [[6 Malcolm Spring]] instead?",
+    # a unit and a comma before the street, with no house number (British flats and studios)
+    "the new address is [[Studio 59, Taylor Islands]], Harrisonfort",
+    "Ship to:\nEllen Kramer\n[[Studio 77a, Patel Unions]]\nWest Andreaberg",
 ]
 
 
@@ -103,6 +112,9 @@ UNCONFIRMED = [
     "I moved 3 Pines to the garden",
     "Windows 11 Park mode, Suite 2 tests",
     "we stayed 3 nights at 12 Oak Springs",
+    "we stayed at 5 Golden Springs last year",
+    "we have 3 Jordan Lakes tickets",
+    "meet at 12 Rock Springs",
 ]
 
 

@@ -494,3 +494,16 @@ def test_readme_firms_and_other_languages(detector: NameModelDetector) -> None:
     ):
         assert names(detector, text) == [], text
     assert names(detector, "Sehr geehrte Frau Pärtzelt, vielen Dank für Ihre Nachricht.") == ["Pärtzelt"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kvarngatan 8\nWest Andreaberg",  # the town on the line after a street
+        "[STREET_ADDRESS]\nWest Andreaberg\n[ZIP_CODE]",  # ... and after its label, scrubbed again
+        "[STREET_ADDRESS], Andreaberg, [ZIP_CODE]",
+    ],
+)
+def test_the_town_after_a_street_is_no_person(text: str) -> None:
+    scrubbed = Scrubber().scrub(text)
+    assert "[PERSON]" not in scrubbed.text, scrubbed.text

@@ -678,6 +678,8 @@ class NameModelDetector:
             found = [f for f in found if not _before_postcode(text, f.end, ctx.kept)]
         if found:
             found = [f for f in found if not _after_postcode(text, f.start)]
+        if found and (ctx.kept or "[" in text or "<" in text):
+            found = [f for f in found if not _after_street(text, f.start, f.end, ctx.kept)]
         return found
 
     def find(self, text: str) -> list[Finding]:
@@ -1453,6 +1455,32 @@ def _after_postcode(text: str, start: int) -> bool:
     if a == line and _POSTCODE_LINE_START.fullmatch(text, a, start):
         return True
     return _POSTCODE_AFTER_COMMA.search(text, a, start) is not None
+
+
+# Between a street and the town after it: a comma, or the end of the line; and maybe the
+# town's first word, which the name left out ("West" in "West Dale").
+_STREET_GAP = re.compile(r"(?:,[ \t]*|[ \t]*\r?\n[ \t]*)(?:[A-Z][a-z]+[ \t]+)?$")
+# What follows a town: the end of its line, a comma, a postcode or a state code.
+_TOWN_END = re.compile(rf"[ \t]*(?:$|\r?\n|,|{_POSTCODE}\b|[A-Z]{{2}}\b)", re.MULTILINE)
+_STREET_MARKS = ("[STREET_ADDRESS]", "<STREET_ADDRESS:")
+
+
+def _after_street(text: str, start: int, end: int, kept: Sequence[Finding]) -> bool:
+    """Whether the name at start..end is the town after a street that a detector before this
+    one found (the patterns' streets whose type ends the word: "Kvarngatan 8\nWest Andreaberg"),
+    past a comma or on the next line, and ends its line or comes before a comma or a postcode;
+    a label or a pseudonym that scrubbing wrote for any street counts the same
+    ("[STREET_ADDRESS]\nWest Andreaberg\n[ZIP_CODE]": scrubbing twice changes nothing). The
+    address grammar runs after this model, so its streets ("7 Shane Viaduct\nWest Dale") are
+    not known here yet."""
+    gap = _STREET_GAP.search(text, max(0, start - 24), start)
+    if gap is None or _TOWN_END.match(text, end) is None:
+        return False
+    at = gap.start()
+    if any(k.end == at and k.entity == "STREET_ADDRESS" for k in kept):
+        return True
+    before = text[max(0, at - 40) : at]
+    return before.endswith(_STREET_MARKS[0]) or (before.endswith(">") and _STREET_MARKS[1] in before)
 
 
 # What says that a word no list knows is a name when it stands alone: a title before it, a
