@@ -37,6 +37,11 @@ PHONES = [
     ("new number is 1-082-326-0951, save it", "1-082-326-0951"),
     # libphonenumber knows this plan: it says where the number ends.
     ("Phone: (415) 555-2671 12 items", "(415) 555-2671"),
+    # "reach us at" as people write it, in English and other languages
+    ("the appointment moved; reachable on 0221086623.", "0221086623"),
+    ("Bei Fragen erreichen Sie uns unter +49(0)2003 869233.", "+49(0)2003 869233"),
+    ("Dúvidas? Ligue 77 2228-8804.", "77 2228-8804"),
+    ("prosimy o kontakt pod numerem 662 463 506 w sprawie zamówienia", "662 463 506"),
 ]
 
 
@@ -57,6 +62,7 @@ PHONE_LOOK_ALIKES = [
     "Tel: +999 123 456 789",  # no such country code
     "fax: 000 000 0000",
     "my phone died, ticket 4410 2298 is still open",
+    "the API is reachable at version 2 2024 release",
 ]
 
 
