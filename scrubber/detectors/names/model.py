@@ -773,6 +773,7 @@ class NameModelDetector:
         if self._particles:
             scored = [(c, p) for c, p in scored if text[c.start : c.end] not in self._particles]
         start_th = self.model.threshold_at_start
+        foreign_lines: dict[int, bool] = {}
         i = 0
         while i < len(scored):
             if scored[i][1] < th or (scored[i][1] < start_th and "initial" in scored[i][0].features):
@@ -826,10 +827,14 @@ class NameModelDetector:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
-            if not _known_name(text, scored[a : b + 1], self.model.words) and _foreign(
-                text, scored[a][0].start, self.model.words
-            ):
-                continue  # "Meine neue Telefonnummer", "prosimy o kontakt": another language
+            if not _known_name(text, scored[a : b + 1], self.model.words):
+                # Each line's language is read once.
+                line = text.rfind("\n", 0, scored[a][0].start) + 1
+                foreign = foreign_lines.get(line)
+                if foreign is None:
+                    foreign = foreign_lines[line] = _foreign(text, scored[a][0].start, self.model.words)
+                if foreign:
+                    continue  # "Meine neue Telefonnummer", "prosimy o kontakt": another language
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
 
