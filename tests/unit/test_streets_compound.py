@@ -48,6 +48,13 @@ ADDRESSES = [
     ("Wir wohnen in der Frankfurter Straße 211, Kassel", "Frankfurter Straße 211"),
     ("Lieferadresse Hamburger Str. 6\n01067 Dresden", "Hamburger Str. 6"),
     ("Stuur het naar Koningin-Wilhelmina-Laan 40, Leiden", "Koningin-Wilhelmina-Laan 40"),
+    # Dutch lanes, avenues and ways ("-dreef", "-boulevard", "-baan")
+    ("Nieuw adres: Beukendreef 17, 3451 AB Utrecht", "Beukendreef 17"),
+    ("verhuisd naar Stationsboulevard 240, Almere", "Stationsboulevard 240"),
+    ("post graag naar Kruisbaan 6\n2931 LC Krimpen", "Kruisbaan 6"),
+    # the end of a question or an exclamation ends the street as a full stop does
+    ("is yours the one at Anna-Seghers-Allee 31/16?", "Anna-Seghers-Allee 31/16"),
+    ("Welcome to your new home at Lindenstraße 42! The keys are ready", "Lindenstraße 42"),
 ]
 
 NOT_ADDRESSES = [
