@@ -78,6 +78,12 @@ POSITIVE = [
     # Typed groups, then digits said in words.
     ("PHONE_NUMBER", "you can reach me on [[+1 415 six two eight oh three four four]]"),
     ("PHONE_NUMBER", "text me at [[617 five five five zero one nine two]] after six"),
+    # A reply with a qualifier may go on a while: the qualifier says the number is a part.
+    (
+        "BANK_ACCOUNT",
+        "Agent: Which account should the direct debit come from?\n"
+        "Customer: [[7477]] are the last four, the rest is on the letter we sent back to you",
+    ),
     # A date of birth given as a reply, its year in words.
     ("DATE_OF_BIRTH", "Rep: And your date of birth?\nCaller: [[twelfth of march, seventy-nine]]"),
     (
@@ -123,6 +129,9 @@ NEGATIVE = [
     "the last four of my social are on the form, I paid 1250 dollars for it",
     "in NY 2 3 4 5 6 7 people",
     "Agent: what's your SSN?\nCaller: 1234",
+    # ... but a long reply without one is a story with a number in it.
+    "Agent: Which account should the direct debit come from?\n"
+    "Customer: 7477 people were at the concert and the rest of them left before it ended",
     # A card named long before: too far back.
     "I have two cards on file.\nThe app crashed.\nI restarted it.\nThen it worked.\n"
     "The one ending 4402 stays.",

@@ -57,6 +57,9 @@ _POINTED_ROOM = 2
 # A question of at most this many words (a speaker's label included) may ask for more of
 # what was just given ("Agent: and the rest?"); a longer one asks something new.
 _AGAIN_WORDS = 7
+# How many tokens from a reply's number a qualifier stands when it speaks of that number
+# ("7477 are the last four": 3).
+QUALIFIER_REACH = 4
 # Where a label that scrubbing writes ("[US_SSN]", "<US_SSN:1a2b3c4d>") starts.
 _OPENERS = frozenset({"[", "<"})
 # At most this many words between a qualified cue and a value it names from afar (_announced).
@@ -412,7 +415,8 @@ class SentenceReader:
         return Request(cue, True)
 
     def _reply(self, s: Sentence, room: int = 1, kinds: frozenset[str] = frozenset()) -> bool:
-        """A reply: short (``room`` times ``carry_max_tokens``), with one number in it (said
+        """A reply: short (``room`` times ``carry_max_tokens``, twice that with a qualifier
+        a few tokens from the number), with one number in it (said
         once, or said and typed: "nine one seven, four four two ... I mean 917-442-...") and no
         cue of its own (a speaker's label that happens to be a cue word, "Client: 0262", names
         no value, nor does a qualifier alone, "it's the one ending 4668": they do not count,
@@ -423,7 +427,16 @@ class SentenceReader:
             return False
         # The value's own words do not make a reply long ("four one one one, one one one one, ...").
         words = len(s.tokens) - sum(v.last - v.first for v in s.values)
-        return words <= room * self.grammar.carry_max_tokens and all(
+        # A qualifier by the number says it is a part of the value asked for: such a reply may
+        # go on a while ("7477 are the last four, the rest is on the letter"; not "7477 people
+        # came ... and the rest left").
+        near = any(
+            c.qualifier
+            and (0 < c.first - first.last <= QUALIFIER_REACH or 0 < first.first - c.last <= QUALIFIER_REACH)
+            for c in s.cues
+        )
+        budget = room * self.grammar.carry_max_tokens * (2 if near else 1)
+        return words <= budget and all(
             self._label(s, c)
             or (c.qualifier and not c.lists & named)
             or (kinds and c.lists & named and not c.lists - kinds)
