@@ -510,3 +510,23 @@ def test_readme_firms_and_other_languages(detector: NameModelDetector) -> None:
 def test_the_town_after_a_street_is_no_person(text: str, town: str) -> None:
     scrubbed = Scrubber().scrub(text).text
     assert town in scrubbed and "[STREET_ADDRESS]" in scrubbed, scrubbed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the value of a label or a key that names a thing holds a firm's or a place's name
+        (
+            "Name: Ogooluwa Olusanya\nCompany: Carter, Powell and Reeves\nTitle: Scientist",
+            ["Ogooluwa Olusanya"],
+        ),
+        ('lead created name="Mairead Foley" company="Gabinety Brzykcy" phone=+55 54', ["Mairead Foley"]),
+        ('shipment status=IN_TRANSIT location="Lugo" eta=2027-04-27', []),
+        # a person's label after it is a person's again
+        ("Company: Brzykcy Ltd, Contact: Maria Lopez", ["Maria Lopez"]),
+    ],
+)
+def test_the_value_of_a_things_field_is_no_person(text: str, expected: list[str]) -> None:
+    assert [
+        text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
+    ] == expected

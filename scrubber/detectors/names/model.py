@@ -216,6 +216,8 @@ class ContextWords:
     english_words: frozenset[str] = frozenset()
     foreign_words: frozenset[str] = frozenset()
     foreign_titles: frozenset[str] = frozenset()  # "Frau", "Señora": see _known_name
+    # Labels and keys whose value names a thing ("Company:", "location="): see _in_thing_field.
+    thing_fields: frozenset[str] = frozenset()
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -525,7 +527,7 @@ def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Patter
 
 
 # The small words of English and of other languages (``context``, both optional).
-LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles")
+LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles", "thing_fields")
 
 CONTEXT_KEYS = (
     "titles",
@@ -680,6 +682,8 @@ class NameModelDetector:
             found = [f for f in found if not _after_postcode(text, f.start)]
         if found and (ctx.kept or "[" in text or "<" in text):
             found = [f for f in found if not _after_street(text, f.start, f.end, ctx.kept)]
+        if found and self.model.words.thing_fields and (":" in text or "=" in text):
+            found = [f for f in found if not _in_thing_field(text, f.start, self.model.words.thing_fields)]
         return found
 
     def find(self, text: str) -> list[Finding]:
@@ -1485,6 +1489,22 @@ def _after_street(text: str, start: int, end: int, kept: Sequence[Finding]) -> b
         return True
     before = text[max(0, at - 40) : at]
     return before.endswith(_STREET_MARKS[0]) or (before.endswith(">") and _STREET_MARKS[1] in before)
+
+
+# A label or a key and its value's opening quote, up to a name: "Company: ", 'company="',
+# '"location": "'. The value before the name may hold other names and commas, not a quote.
+_FIELD_BEFORE = re.compile(
+    r"""(?:^|(?<=[\s,;{(]))["']?([A-Za-z][\w.]*)["']?[ \t]*[:=][ \t]*(["']?)[^"'\n=:]*$"""
+)
+
+
+def _in_thing_field(text: str, start: int, fields: frozenset[str]) -> bool:
+    """Whether the name at ``start`` stands in the value of a label or a key that names a thing
+    (``thing_fields``: "Company: Carter, Powell and Reeves", 'location="Lugo"'): on its line,
+    after the label's ":" or "=", with no other label or quote between."""
+    line = text.rfind("\n", 0, start) + 1
+    m = _FIELD_BEFORE.search(text, max(line, start - 120), start)
+    return m is not None and m.group(1).lower() in fields
 
 
 # What says that a word no list knows is a name when it stands alone: a title before it, a
