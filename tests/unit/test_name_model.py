@@ -530,3 +530,18 @@ def test_the_value_of_a_things_field_is_no_person(text: str, expected: list[str]
     assert [
         text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
     ] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Feb 23 05:51:54 dhcpd[26571]: DHCPACK on 172.18.231.38 via eth0", []),
+        ("Received: from mail.example.org by mx.example.net with ESMTPS", []),
+        # a name in capitals has vowels
+        ("Name as in passport: WÓJCIK, AGNIESZKA", ["WÓJCIK", "AGNIESZKA"]),
+    ],
+)
+def test_long_words_in_capitals_without_vowels(
+    detector: NameModelDetector, text: str, expected: list[str]
+) -> None:
+    assert names(detector, text) == expected

@@ -831,6 +831,8 @@ class NameModelDetector:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
+            if a == b and _unspoken(text, scored[a][0]):
+                continue  # "DHCPACK", "ESMTPS": a protocol's word, not a name in capitals
             if not _known_name(text, scored[a : b + 1], self.model.words):
                 # Each line's language is read once.
                 line = text.rfind("\n", 0, scored[a][0].start) + 1
@@ -1324,6 +1326,19 @@ CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
 )
 # The lexical features of a word some list knows as part of a person's name.
 NAME_WORD = frozenset({"given", "surname", "famous"})
+# The longest word in capitals that _unspoken reads as an acronym, and the vowels it counts.
+UNSPOKEN_LONGEST = 8
+VOWELS = frozenset("AEIOUÀÁÂÃÄÅÆÈÉÊËÌÍÎÏÒÓÔÕÖØÙÚÛÜ")
+
+
+def _unspoken(text: str, cand: Candidate) -> bool:
+    """Whether a word in capitals that no list knows, alone on a line written in both cases, is
+    too long for ``ACRONYM`` but has one vowel at most, as no name has: a protocol's or a
+    program's word ("DHCPACK", "ESMTPS"); "WÓJCIK, AGNIESZKA" is a name."""
+    f = cand.features
+    if "upper_mixed" not in f or "unknown" not in f or cand.end - cand.start > UNSPOKEN_LONGEST:
+        return False
+    return sum(c in VOWELS for c in text[cand.start : cand.end]) <= 1
 
 
 def _known_name(text: str, run: Sequence[tuple[Candidate, float]], cw: ContextWords) -> bool:
