@@ -545,3 +545,24 @@ def test_long_words_in_capitals_without_vowels(
     detector: NameModelDetector, text: str, expected: list[str]
 ) -> None:
     assert names(detector, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a given name in lower case after a greeting that opens a line, in text with capitals
+        (
+            "Hi alex,\n\nthanks for registering. Your contact on file is Filippa Maccanelli.",
+            ["alex", "Filippa Maccanelli"],
+        ),
+        ("Thank you priya!", ["priya"]),
+        # not an ordinary word, a name mostly written in lower case, or a month
+        ("Hi all,\nplease see below", []),
+        ("Hey buddy!", []),
+        ("Hi june, Hi bill, thanks", []),
+    ],
+)
+def test_a_given_name_in_lower_case_after_a_greeting(
+    detector: NameModelDetector, text: str, expected: list[str]
+) -> None:
+    assert names(detector, text) == expected

@@ -218,6 +218,8 @@ class ContextWords:
     foreign_titles: frozenset[str] = frozenset()  # "Frau", "Señora": see _known_name
     # Labels and keys whose value names a thing ("Company:", "location="): see _in_thing_field.
     thing_fields: frozenset[str] = frozenset()
+    # Greetings that open a line ("Hi alex,"): see _greeted.
+    line_greetings: frozenset[str] = frozenset()
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -527,7 +529,7 @@ def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Patter
 
 
 # The small words of English and of other languages (``context``, both optional).
-LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles", "thing_fields")
+LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles", "thing_fields", "line_greetings")
 
 CONTEXT_KEYS = (
     "titles",
@@ -688,6 +690,34 @@ class NameModelDetector:
 
     def find(self, text: str) -> list[Finding]:
         """The model's names in ``text``, whatever other detectors found."""
+        greeted = self._greeted(text) if self.model.words.line_greetings else []
+        found = self._find(text)
+        if greeted:
+            found = sorted(
+                found + [g for g in greeted if not any(f.start < g.end and g.start < f.end for f in found)],
+                key=lambda f: (f.start, f.end),
+            )
+        return found
+
+    def _greeted(self, text: str) -> list[Finding]:
+        """A given name typed in lower case after a greeting that opens a line, alone before a
+        comma, a "!" or the line's end ("Hi alex,"), in text that capitalises other words,
+        where the model's lower-case features would not take it: the lexicon must know it as a
+        given name written capitalised far more often than not ("alex", not "bill" or "hope")
+        and no month or weekday ("june")."""
+        out: list[Finding] = []
+        greetings = self.model.words.line_greetings
+        lex, dates = self.model.lexicon, self.model.words.dates
+        for m in GREETED.finditer(text):
+            if " ".join(m.group(1).lower().split()) not in greetings:
+                continue
+            word = m.group(2)
+            entry = lex.get(word)
+            if entry is not None and entry.given and entry.proper >= GREETED_PROPER and word not in dates:
+                out.append(Finding(m.start(2), m.end(2), "PERSON", GREETED_SCORE, self.name))
+        return out
+
+    def _find(self, text: str) -> list[Finding]:
         seeds = self._seeds(text)
         if not seeds:
             return []
@@ -1326,6 +1356,13 @@ CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
 )
 # The lexical features of a word some list knows as part of a person's name.
 NAME_WORD = frozenset({"given", "surname", "famous"})
+# A greeting at a line's start and one word in lower case alone after it (see _greeted); the
+# greeting is checked against ``line_greetings``.
+GREETED = re.compile(r"(?m)^[ \t]*([A-Za-z]+(?: you)?)[ \t]+([a-z][a-z'’-]{1,30})[ \t]*(?=[,!]|\r?$)")
+# How much more often the word must be written capitalised than not (the lexicon's ``proper``, a
+# log ratio), and the score of such a name.
+GREETED_PROPER = 1.0
+GREETED_SCORE = 0.6
 # The longest word in capitals that _unspoken reads as an acronym, and the vowels it counts.
 UNSPOKEN_LONGEST = 8
 VOWELS = frozenset("AEIOUÀÁÂÃÄÅÆÈÉÊËÌÍÎÏÒÓÔÕÖØÙÚÛÜ")
