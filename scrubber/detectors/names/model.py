@@ -1543,19 +1543,21 @@ def _after_street(text: str, start: int, end: int, kept: Sequence[Finding]) -> b
     return before.endswith(_STREET_MARKS[0]) or (before.endswith(">") and _STREET_MARKS[1] in before)
 
 
-# A label or a key and its value's opening quote, up to a name: "Company: ", 'company="',
-# '"location": "'. The value before the name may hold other names and commas, not a quote.
-_FIELD_BEFORE = re.compile(
-    r"""(?:^|(?<=[\s,;{(]))["']?([A-Za-z][\w.]*)["']?[ \t]*[:=][ \t]*(["']?)[^"'\n=:]*$"""
-)
+# The label or key before a ":" or "=", maybe quoted ("Company", '"location"'), and the
+# value's opening quote after it, up to a name that holds no other quote, "=" or ":".
+_LABEL_END = re.compile(r"""(?:^|(?<=[\s,;{(]))["']?([A-Za-z][\w.]{0,40})["']?[ \t]*\Z""")
+_VALUE_START = re.compile(r"""[ \t]*["']?[^"'\n=:]*""")
 
 
 def _in_thing_field(text: str, start: int, fields: frozenset[str]) -> bool:
     """Whether the name at ``start`` stands in the value of a label or a key that names a thing
     (``thing_fields``: "Company: Carter, Powell and Reeves", 'location="Lugo"'): on its line,
     after the label's ":" or "=", with no other label or quote between."""
-    line = text.rfind("\n", 0, start) + 1
-    m = _FIELD_BEFORE.search(text, max(line, start - 120), start)
+    lo = max(text.rfind("\n", 0, start) + 1, start - 120)
+    sep = max(text.rfind(":", lo, start), text.rfind("=", lo, start))
+    if sep < 0 or _VALUE_START.match(text, sep + 1, start).end() != start:  # type: ignore[union-attr]
+        return False
+    m = _LABEL_END.search(text, max(lo, sep - 48), sep)
     return m is not None and m.group(1).lower() in fields
 
 
