@@ -670,6 +670,9 @@ class NameModelDetector:
         self._shapes: dict[str, tuple[str | None, bool]] = {}
         # The features of a word that do not depend on its context (``lexical``).
         self._lexicals: dict[str, dict[str, float]] = {}
+        # The greetings that open a line, after a line break and before a blank: what _greeted
+        # looks for first (a greeting indented with blanks is not looked for).
+        self._greeting_heads = tuple("\n" + g + b for g in model.words.line_greetings for b in " \t")
         # Endings of ordinary words (names.yaml: "-ing", "-ly", "-ator" ...): a word no list
         # knows that ends so is no name on its neighbours' word alone ("Descaling is ...").
         self.word_endings = tuple(word_endings)
@@ -708,8 +711,20 @@ class NameModelDetector:
         out: list[Finding] = []
         greetings = self.model.words.line_greetings
         lex, dates = self.model.lexicon, self.model.words.dates
-        for m in GREETED.finditer(text):
-            if " ".join(m.group(1).lower().split()) not in greetings:
+        # Where a greeting opens a line: a search in C for each ("\nhi "), before any pattern.
+        lower = "\n" + text.lower()
+        if len(lower) != len(text) + 1:
+            return out  # lower-casing moved the offsets ("İ"): no greeting is looked for
+        starts: set[int] = set()
+        for head in self._greeting_heads:
+            at = lower.find(head)
+            while at >= 0:
+                starts.add(at)  # the offset in ``text`` of the greeting (after the "\n")
+                at = lower.find(head, at + 1)
+        for at in sorted(starts):
+            end = text.find("\n", at)
+            m = GREETED.match(text, at, len(text) if end < 0 else end)
+            if m is None or " ".join(m.group(1).lower().split()) not in greetings:
                 continue
             word = m.group(2)
             entry = lex.get(word)
@@ -1358,7 +1373,7 @@ CAPITAL_SAYS_NOTHING = ONLY_PLACES_AFTER | frozenset(
 NAME_WORD = frozenset({"given", "surname", "famous"})
 # A greeting at a line's start and one word in lower case alone after it (see _greeted); the
 # greeting is checked against ``line_greetings``.
-GREETED = re.compile(r"(?m)^[ \t]*([A-Za-z]+(?: you)?)[ \t]+([a-z][a-z'’-]{1,30})[ \t]*(?=[,!]|\r?$)")
+GREETED = re.compile(r"([A-Za-z]{1,12}(?: you)?)[ \t]+([a-z][a-z'’-]{1,30})[ \t]*(?=[,!]|\r?$)")
 # How much more often the word must be written capitalised than not (the lexicon's ``proper``, a
 # log ratio), and the score of such a name.
 GREETED_PROPER = 1.0
