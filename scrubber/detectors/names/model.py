@@ -670,9 +670,16 @@ class NameModelDetector:
         self._shapes: dict[str, tuple[str | None, bool]] = {}
         # The features of a word that do not depend on its context (``lexical``).
         self._lexicals: dict[str, dict[str, float]] = {}
-        # The greetings that open a line, after a line break and before a blank: what _greeted
-        # looks for first (a greeting indented with blanks is not looked for).
-        self._greeting_heads = tuple("\n" + g + b for g in model.words.line_greetings for b in " \t")
+        # The greetings that open a line, before a blank: what _greeted looks for first (a
+        # greeting indented with blanks is not looked for).
+        self._greeting_heads = tuple(g + b for g in model.words.line_greetings for b in " \t")
+        words = "|".join(
+            re.escape(g).replace(r"\ ", "[ \t]+")
+            for g in sorted(model.words.line_greetings, key=len, reverse=True)
+        )
+        # ... and in a text of several lines, after each line break (in "\n" + text: a match's
+        # start is the greeting's offset in the text).
+        self._greeting_at = re.compile(rf"\n(?i:{words})[ \t]" if words else r"(?!)")
         # Endings of ordinary words (names.yaml: "-ing", "-ly", "-ator" ...): a word no list
         # knows that ends so is no name on its neighbours' word alone ("Descaling is ...").
         self.word_endings = tuple(word_endings)
@@ -711,16 +718,17 @@ class NameModelDetector:
         out: list[Finding] = []
         greetings = self.model.words.line_greetings
         lex, dates = self.model.lexicon, self.model.words.dates
-        # Where a greeting opens a line: a search in C for each ("\nhi "), before any pattern.
-        lower = "\n" + text.lower()
-        if len(lower) != len(text) + 1:
-            return out  # lower-casing moved the offsets ("İ"): no greeting is looked for
-        starts: set[int] = set()
-        for head in self._greeting_heads:
-            at = lower.find(head)
-            while at >= 0:
-                starts.add(at)  # the offset in ``text`` of the greeting (after the "\n")
-                at = lower.find(head, at + 1)
+        # Where a greeting opens a line, before the pattern that reads it.
+        starts: set[int]
+        heads = self._greeting_heads
+        if "\n" not in text:
+            # One line (most chat and log lines): its first letters alone.
+            if not text[:GREETING_HEAD].lower().startswith(heads):
+                return out
+            starts = {0}
+        else:
+            # One pass: the pattern starts with a line break, which the engine skips to in C.
+            starts = {m.start() for m in self._greeting_at.finditer("\n" + text)}
         for at in sorted(starts):
             end = text.find("\n", at)
             m = GREETED.match(text, at, len(text) if end < 0 else end)
@@ -1377,6 +1385,8 @@ GREETED = re.compile(r"([A-Za-z]{1,12}(?: you)?)[ \t]+([a-z][a-z'’-]{1,30})[ \
 # How much more often the word must be written capitalised than not (the lexicon's ``proper``, a
 # log ratio), and the score of such a name.
 GREETED_PROPER = 1.0
+# How many first letters of a line may hold a greeting and the blank after it.
+GREETING_HEAD = 12
 GREETED_SCORE = 0.6
 # The longest word in capitals that _unspoken reads as an acronym, and the vowels it counts.
 UNSPOKEN_LONGEST = 8
