@@ -5,7 +5,7 @@ after it ("Via Roma 5", "Rue des Lilas 12", "Avenida Paulista 1578"), and PO box
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -321,20 +321,23 @@ def _first_prefilter(
     return re.compile(rf"\s{first}"), re.compile(first), re.compile(lower)
 
 
-def _named_after_person(street: str) -> bool:
-    """Whether the word before a street's suffix ("Tyler" in "990 Tyler Lake") is a capitalised
-    word that the name model's lexicon knows as a given name or a surname written capitalised
-    more often than not ("Golden", "Rock" and "Green" are not)."""
+def _default_name_word(word: str) -> bool:
+    """The default grammar's name lexicon (loaded once, when first asked; see
+    Lexicon.capitalised_name): for a detector built without the registry's."""
+    from scrubber.detectors.names.model import load_model
+
+    return load_model().lexicon.capitalised_name(word)
+
+
+def _named_after_person(street: str, name_word: Callable[[str], bool]) -> bool:
+    """Whether the word before a street's suffix ("Tyler" in "990 Tyler Lake") is capitalised
+    and ``name_word`` says it is a given name or a surname written capitalised more often than
+    not ("Golden", "Rock" and "Green" are not)."""
     words = street.rstrip(".").split()
     if len(words) < 3:
         return False
     word = words[-2]
-    if not word[:1].isupper() or not word[1:].islower():
-        return False
-    from scrubber.detectors.names.model import load_model  # the same cached model as the names'
-
-    entry = load_model().lexicon.get(word.lower())
-    return entry is not None and bool(entry.given or entry.surname) and entry.proper > 0
+    return word[:1].isupper() and word[1:].islower() and name_word(word.lower())
 
 
 class AddressDetector:
@@ -345,7 +348,16 @@ class AddressDetector:
     # ZIP_CODE: the ZIP code after a street it found (ZIP_AFTER).
     entities = frozenset({"STREET_ADDRESS", "ZIP_CODE"})
 
-    def __init__(self, grammar: AddressGrammar, *, timeout: float = REGEX_TIMEOUT) -> None:
+    def __init__(
+        self,
+        grammar: AddressGrammar,
+        *,
+        timeout: float = REGEX_TIMEOUT,
+        name_word: Callable[[str], bool] | None = None,
+    ) -> None:
+        # Whether a lower-case word is a person's name (confirms "990 Tyler Lake"): the name
+        # model's lexicon of the same grammar directory, from the registry.
+        self._name_word = name_word or _default_name_word
         self.pattern, self.cues, self._digit, self._suffix, self._street, self._unit = grammar[:6]
         self._suffix_lower = grammar.suffix_lower
         self.first, self._first_street, self._first_start, self._first_lower = grammar[7:11]
@@ -466,7 +478,7 @@ class AddressDetector:
             if (
                 m.groupdict().get("cued") is not None
                 and not self._cue_before(line, m.start())
-                and not _named_after_person(m.group())
+                and not _named_after_person(m.group(), self._name_word)
             ):
                 continue
             # A dot after the suffix ends the sentence or the abbreviation: not the value's.

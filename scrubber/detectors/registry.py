@@ -41,7 +41,11 @@ def build_detectors(
     # detectors: run second, it held a 900 KB record for 28 s before quarantining it.
     if "STREET_ADDRESS" in entities and (root / "addresses.yaml").is_file():
         detectors.append(
-            AddressDetector(load_address_grammar(root / "addresses.yaml"), timeout=regex_timeout)
+            AddressDetector(
+                load_address_grammar(root / "addresses.yaml"),
+                timeout=regex_timeout,
+                name_word=model.lexicon.capitalised_name if model is not None else None,
+            )
         )
     if (root / "rules.yaml").is_file():
         grammar = load_grammar(root / "rules.yaml", cues).only(entities)

@@ -30,7 +30,7 @@ import re
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,6 +147,12 @@ class Lexicon:
     def get(self, word: str) -> Lexeme | None:
         code = self.names.get(word)
         return None if code is None else Lexeme.unpack(code)
+
+    def capitalised_name(self, word: str) -> bool:
+        """Whether a lower-case word is a given name or a surname written capitalised more often
+        than not ("tyler", "clive"; not "golden", "rock", "green")."""
+        entry = self.get(word)
+        return entry is not None and bool(entry.given or entry.surname) and entry.proper > 0
 
     def ordinary_word(self, word: str) -> bool:
         """Whether a lower-case word is an ordinary word and no given name: one the lexicon
@@ -498,13 +504,13 @@ FIRM_AND = r",? (?:and|&|e|y|et|und|i|en|och|og|ja|és|a) "
 
 def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Pattern[str]:
     """The pattern that matches right after a run of name words when they name a firm: up to
-        two more capitalised words, more partners' names, then a legal form or "and" partners.
+    two more capitalised words, more partners' names, then a legal form or "and" partners.
 
-        A legal form is matched as written ("AB", "GmbH", "S.L."): in other cases some are
-        everyday words ("as", "ab"). One of two capitals or fewer only right after a space and
-        before no letter or digit ("Berg AB just renewed"; not "Anna, SE team"); a longer one also
-        after a comma ("Acme, Inc."). Partners follow an "and", as written too ("and Sons", "e figli";
-    not "and sons").
+    A legal form is matched as written ("AB", "GmbH", "S.L."): in other cases some are everyday
+    words ("as", "ab"). One of two capitals or fewer only right after a space and before no
+    letter or digit ("Berg AB just renewed"; not "Anna, SE team"); a longer one also after a
+    comma ("Acme, Inc."). Partners follow an "and", as written too ("and Sons", "e figli"; not
+    "and sons").
     """
     names = r"(?:[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*)?)"
     short = sorted((f for f in legal_forms if len(f.replace(".", "")) <= 2), key=len, reverse=True)
@@ -689,11 +695,15 @@ class NameModelDetector:
         if found and ctx.kept:
             found = list(_beside(found, ctx.kept))
         if found and (ctx.kept or "[" in text or "<" in text):
-            found = [f for f in found if not _before_postcode(text, f.end, ctx.kept)]
-        if found:
+            # Where the detectors before found postcodes and streets, looked up once a message.
+            zips = {k.start for k in ctx.kept if k.entity == "ZIP_CODE"}
+            streets = {k.end for k in ctx.kept if k.entity == "STREET_ADDRESS"}
+            found = [f for f in found if not _before_postcode(text, f.end, zips)]
+            if found:
+                found = [f for f in found if not _after_postcode(text, f.start)]
+            found = [f for f in found if not _after_street(text, f.start, f.end, streets)]
+        elif found:
             found = [f for f in found if not _after_postcode(text, f.start)]
-        if found and (ctx.kept or "[" in text or "<" in text):
-            found = [f for f in found if not _after_street(text, f.start, f.end, ctx.kept)]
         if found and self.model.words.thing_fields and (":" in text or "=" in text):
             found = [f for f in found if not _in_thing_field(text, f.start, self.model.words.thing_fields)]
         return found
@@ -1385,9 +1395,9 @@ GREETED = re.compile(r"([A-Za-z]{1,12}(?: you)?)[ \t]+([a-z][a-z'’-]{1,30})[ \
 # How much more often the word must be written capitalised than not (the lexicon's ``proper``, a
 # log ratio), and the score of such a name.
 GREETED_PROPER = 1.0
+GREETED_SCORE = 0.6
 # How many first letters of a line may hold a greeting and the blank after it.
 GREETING_HEAD = 12
-GREETED_SCORE = 0.6
 # The longest word in capitals that _unspoken reads as an acronym, and the vowels it counts.
 UNSPOKEN_LONGEST = 8
 VOWELS = frozenset("AEIOUÀÁÂÃÄÅÆÈÉÊËÌÍÎÏÒÓÔÕÖØÙÚÛÜ")
@@ -1504,7 +1514,7 @@ _POSTCODE_GAP = re.compile(r",?[ \t]+(?:[A-Z]{2},?[ \t]+)?")
 _POSTCODE_MARKS = ("[ZIP_CODE]", "<ZIP_CODE:")
 
 
-def _before_postcode(text: str, end: int, kept: Sequence[Finding]) -> bool:
+def _before_postcode(text: str, end: int, zips: Collection[int]) -> bool:
     """Whether a postcode follows the name that ends at ``end``: then the name is the town of
     an address ("14 Clarendon Road, Cheltenham GL52 2LQ", "Springfield, IL 62704"), whether
     the postcode is still there (another detector found it) or scrubbing wrote its label
@@ -1516,7 +1526,7 @@ def _before_postcode(text: str, end: int, kept: Sequence[Finding]) -> bool:
     if text.startswith(_POSTCODE_MARKS, at):
         # A label, or a pseudonym as the hash operator writes it ("<ZIP_CODE:1a2b3c4d>").
         return any(a == 0 for a, _ in placeholders(text[at : at + 20]))
-    return any(k.start == at and k.entity == "ZIP_CODE" for k in kept)
+    return at in zips  # where a ZIP_CODE that another detector found starts
 
 
 # A postcode of four or five digits (maybe after a country letter: "D-10115", "L-1234") right
@@ -1551,7 +1561,7 @@ _TOWN_END = re.compile(rf"[ \t]*(?:$|\r?\n|,|{_POSTCODE}\b|[A-Z]{{2}}\b)", re.MU
 _STREET_MARKS = ("[STREET_ADDRESS]", "<STREET_ADDRESS:")
 
 
-def _after_street(text: str, start: int, end: int, kept: Sequence[Finding]) -> bool:
+def _after_street(text: str, start: int, end: int, streets: Collection[int]) -> bool:
     """Whether the name at start..end is the town after a street that a detector before this
     one found (the patterns' streets whose type ends the word: "Kvarngatan 8\nWest Andreaberg"),
     past a comma or on the next line, and ends its line or comes before a comma or a postcode;
@@ -1563,7 +1573,7 @@ def _after_street(text: str, start: int, end: int, kept: Sequence[Finding]) -> b
     if gap is None or _TOWN_END.match(text, end) is None:
         return False
     at = gap.start()
-    if any(k.end == at and k.entity == "STREET_ADDRESS" for k in kept):
+    if at in streets:  # where a STREET_ADDRESS that another detector found ends
         return True
     before = text[max(0, at - 40) : at]
     return before.endswith(_STREET_MARKS[0]) or (before.endswith(">") and _STREET_MARKS[1] in before)
