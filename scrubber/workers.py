@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -104,6 +105,11 @@ def _serve(inp: BinaryIO, out: BinaryIO) -> None:
     except Exception as exc:  # a rule file or policy the engine refuses: the pool cannot start
         write_frame(out, ("error", type(exc).__name__, str(exc)))
         return
+    # What start() loaded (the parser's model, lexicons, compiled patterns) lives as long as the
+    # worker: frozen out of the cyclic collector, a full collection while a large message is in
+    # hand walks that message's objects, not all of them too.
+    gc.collect()
+    gc.freeze()
     write_frame(out, ("ready",))
     while True:
         write_frame(out, _safe(handler, read_frame(inp)))

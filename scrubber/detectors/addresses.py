@@ -431,12 +431,18 @@ class AddressDetector:
     def _postcodes(self, text: str, streets: list[Finding]) -> list[Finding]:
         """ZIP_CODE for the ZIP code that follows a street on its line (see ZIP_AFTER)."""
         found = []
+        # The streets come in order: the line of the last one, and whether it is all lower
+        # case, serve the next ones on the same line (a long line may hold many).
+        start = end = -1
+        lower_case = False
         for f in streets:
-            end = text.find("\n", f.end)
-            end = len(text) if end < 0 else end
-            start = text.rfind("\n", 0, f.start) + 1
-            line = text[start:end]
-            pattern = ZIP_AFTER_LOWER if line == line.lower() else ZIP_AFTER
+            if not start <= f.start < f.end <= end:
+                end = text.find("\n", f.end)
+                end = len(text) if end < 0 else end
+                start = text.rfind("\n", 0, f.start) + 1
+                line = text[start:end]
+                lower_case = line == line.lower()
+            pattern = ZIP_AFTER_LOWER if lower_case else ZIP_AFTER
             try:
                 m = pattern.match(text, f.end, end, timeout=self.timeout)
             except TimeoutError as exc:

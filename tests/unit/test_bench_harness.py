@@ -108,7 +108,7 @@ def test_engine_rows_cover_every_stream_and_size(quick_run: tuple[str, list[dict
     # checks the share on 4,000 lines).
     assert 0.35 <= engine["stream dense: share of messages with a value"]["value"] <= 0.6
     assert engine["stream prose 2KB: share of messages with a value"]["value"] == 1.0
-    for kind in ("dense", "sparse"):
+    for kind in ("dense", "sparse", "oneline"):
         for size in ("200", "2,000", "20,000"):
             assert engine[f"L7 cost per KB, {kind} text, {size} B"]["value"] > 0
         assert engine[f"L7 cost per KB, {kind}, 200 B .. 20,000 B: max / min"]["value"] >= 1.0
@@ -174,8 +174,9 @@ def test_cost_per_kb_side_by_side() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "\nnproc: " in out.stdout and "\nload average at the end: " in out.stdout
-    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.stdout.splitlines()[-4:]}
-    assert set(rows) == {(kind, tree) for kind in ("dense", "sparse") for tree in ("before", "after")}
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.stdout.splitlines()[-6:]}
+    kinds = ("dense", "sparse", "oneline")
+    assert set(rows) == {(kind, tree) for kind in kinds for tree in ("before", "after")}
     for cells in rows.values():
         per_kb = [float(c.replace(",", "")) for c in cells[:2]]
         assert all(us > 0 for us in per_kb)

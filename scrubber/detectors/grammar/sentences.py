@@ -167,6 +167,9 @@ class SentenceReader:
         # The last sentence with an entity cue (its span, cues and line), for a fragment with no
         # entity cue of its own on one of the next ``carry_lines`` lines (see _topic).
         topic: tuple[int, int, list[CueHit], int] | None = None
+        # Where the labels of an earlier scrub start ("[US_SSN]"): looked for once a message,
+        # not once a sentence.
+        labels = frozenset(lo for lo, _ in placeholders(text)) if "[" in text or "<" in text else frozenset()
         # Where a sentence may start to matter: a cue that lets it in, or a masked value. A
         # line with neither, and no request before it, is passed over unsplit.
         triggers = [c.start for c in hits if c.lists & g.gate_lists]
@@ -222,7 +225,7 @@ class SentenceReader:
                 ):
                     continue
                 tokens = tokenize(text, s, e)
-                cues = self._cues(text, mine, tokens)
+                cues = self._cues(text, mine, tokens, labels)
                 skip = frozenset(t for c in cues for t in range(c.first, c.last + 1))
                 # A number another detector found starts a value of its own: "the last four of
                 # my social 6789 (415) 555-2671" holds two, not one run of fourteen digits.
@@ -252,7 +255,7 @@ class SentenceReader:
                     replies.extend(Reply(asked.fragment or qualified, v, asked.cue) for v in vals)
                     continue
                 if before is not None and qualified and len(vals) == 1 and self._points_back(sentence):
-                    named = self._topic(text, before)
+                    named = self._topic(text, before, labels)
                     # Cues of the kind named before may stand in it: "the one ending 7731, keep
                     # the other card".
                     if named is not None and self._reply(sentence, _POINTED_ROOM, named.lists):
@@ -279,7 +282,9 @@ class SentenceReader:
             at -= 1
         return at < 0 or tokens[at].text.lower() in pointers
 
-    def _topic(self, text: str, before: tuple[int, int, list[CueHit], int]) -> Cue | None:
+    def _topic(
+        self, text: str, before: tuple[int, int, list[CueHit], int], labels: frozenset[int]
+    ) -> Cue | None:
         """The entity cue that names a fragment in a sentence with none of its own, from the
         last sentence with an entity cue, on the same line or one of the ``carry_lines`` lines
         above: "I have two cards on file. The one ending in 7617 was declined.", "My social was
@@ -288,7 +293,7 @@ class SentenceReader:
         must name one kind of value: with two, the fragment's kind is anyone's guess."""
         s, e, hits, _ = before
         g = self.grammar
-        cues = self._cues(text, hits, tokenize(text, s, e))
+        cues = self._cues(text, hits, tokenize(text, s, e), labels)
         named = [c for c in cues if c.lists & g.entity_lists and not c.qualifier]
         if len({c.lists & g.entity_lists for c in named}) != 1:
             return None  # none, or two kinds ("the phone number on my card"): which one?
@@ -331,7 +336,11 @@ class SentenceReader:
             not text[start:end].rstrip().endswith("?") and self._any_masked.search(text, start, end) is None
         )
 
-    def _cues(self, text: str, hits: Sequence[CueHit], tokens: list[Token]) -> list[Cue]:
+    def _cues(
+        self, text: str, hits: Sequence[CueHit], tokens: list[Token], labels: frozenset[int]
+    ) -> list[Cue]:
+        """The cues of a sentence (its ``tokens``) from the message's cue ``hits``; ``labels``:
+        where the labels of an earlier scrub start in ``text``."""
         g = self.grammar
         found: list[Cue] = []
         ti = 0
@@ -356,8 +365,8 @@ class SentenceReader:
             counts = nxt.lists & g.blockers and not nxt.lists & g.entity_lists
             if c.qualifier and nxt.first == c.last + 1 and counts:
                 c.lists, c.qualifier = frozenset(), False
-        if "[" in text or "<" in text:
-            self._labelled(text, found, tokens)
+        if labels:
+            self._labelled(found, tokens, labels)
         # A qualifier that is also an entity cue ("last4") names the entity only when the
         # sentence has no other cue for one ("card_added last4=0293" but "SSN last4: 1234").
         others = any(not c.qualifier and c.lists & (g.entity_lists | g.foreign) for c in found)
@@ -366,11 +375,8 @@ class SentenceReader:
                 c.lists = c.lists - g.entity_lists
         return found
 
-    def _labelled(self, text: str, cues: list[Cue], tokens: list[Token]) -> None:
+    def _labelled(self, cues: list[Cue], tokens: list[Token], starts: frozenset[int]) -> None:
         """Mark the entity cues that a label of an earlier scrub follows, links aside."""
-        starts = {lo for lo, _ in placeholders(text)}
-        if not starts:
-            return
         links = self.grammar.links
         for c in cues:
             if not c.lists & self.grammar.entity_lists:

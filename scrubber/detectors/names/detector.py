@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import regex
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
@@ -16,6 +18,10 @@ from scrubber.detectors.patterns import RegexTimeout
 from scrubber.findings import Finding
 
 SCORE = 0.85
+# Past this many characters searched (words x length), _occurrences takes one pass for all words.
+FIND_BUDGET = 2_000_000
+# How many leading characters of a word that pass looks for: every word holds at least three.
+HEAD = 3
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
 
 
@@ -138,17 +144,47 @@ class NameDetector:
         # before it, the one that reaches furthest reaches past it.
         starts = [f.start for f in found]
         reach = list(itertools.accumulate((f.end for f in found), max))
-        size = len(text)
+        for word, i in _occurrences(text, words):
+            j = i + len(word)
+            k = bisect.bisect_right(starts, i) - 1
+            if k < 0 or reach[k] <= i:
+                out.append(Finding(i, j, "PERSON", SCORE - 0.1, "names:recurring"))
+        return out
+
+
+def _occurrences(text: str, words: set[str], budget: int = FIND_BUDGET) -> Iterator[tuple[str, int]]:
+    """Each word's whole-word occurrences in ``text`` that do not overlap one another, left to
+    right (as a regex scan of that word alone finds them), as (word, start).
+
+    A search for each word in turn is the fastest in a message of a few lines, but costs words x
+    length: in a long message with many names, one pass over the places where any of them starts.
+    """
+    size = len(text)
+    if len(words) * size <= budget:
         for word in words:
-            # Non-overlapping whole-word occurrences, left to right (as a regex scan finds them).
             i = text.find(word)
             while i >= 0:
                 j = i + len(word)
                 if (i == 0 or not joins(text[i - 1])) and (j == size or not joins(text[j])):
-                    k = bisect.bisect_right(starts, i) - 1
-                    if k < 0 or reach[k] <= i:
-                        out.append(Finding(i, j, "PERSON", SCORE - 0.1, "names:recurring"))
+                    yield word, i
                     i = text.find(word, j)
                 else:
                     i = text.find(word, i + 1)
-        return out
+        return
+    by_head: dict[str, list[str]] = {}
+    for word in words:
+        by_head.setdefault(word[:HEAD], []).append(word)
+    heads = regex.compile("|".join(map(regex.escape, by_head)))
+    free = dict.fromkeys(words, 0)  # where each word's next occurrence may start
+    for m in heads.finditer(text, overlapped=True):
+        i = m.start()
+        for word in by_head[m.group()]:
+            j = i + len(word)
+            if (
+                i >= free[word]
+                and text.startswith(word, i)
+                and (i == 0 or not joins(text[i - 1]))
+                and (j == size or not joins(text[j]))
+            ):
+                free[word] = j
+                yield word, i

@@ -86,10 +86,19 @@ def next_line(text: str, pos: int) -> tuple[int, int] | None:
 def label_start(text: str, p: int) -> int:
     """Start of the line of ``p`` if only blanks, ">" or a bracketed stamp come before it, else -1."""
     s = text.rfind("\n", 0, p) + 1
-    head = text[s:p].strip(" \t>")
-    if head and not (head[0] == "[" and head[-1] == "]" and len(head) <= 26):
+    # The head is text[j:k], the part before p less blanks and ">" at both ends: found from its
+    # ends, not by copying what may be a long line.
+    k = p
+    while k > s and text[k - 1] in " \t>":
+        k -= 1
+    if k == s:
+        return s
+    if text[k - 1] != "]":
         return -1
-    return s
+    j = s
+    while text[j] in " \t>":
+        j += 1
+    return s if text[j] == "[" and k - j <= 26 else -1
 
 
 def line_opened_by(text: str, p: int) -> int:

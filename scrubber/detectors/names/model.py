@@ -757,10 +757,14 @@ class NameModelDetector:
         # A name never spans lines, and a word's context is its line: only the lines where a
         # seed stands as a word of its own (not inside an address or an identifier) are scored.
         lines: set[tuple[int, int]] = set()
+        a = b = -1  # the last line added: seeds on it need no search for its ends
         for s, e in _places(text, seeds):
+            if a <= s and e <= b:
+                continue
             if not _joined_before(text, s) and not _joined_after(text, e) and not _in_code(text, s, e):
-                b = text.find("\n", e)
-                lines.add((text.rfind("\n", 0, s) + 1, len(text) if b < 0 else b))
+                a, b = text.rfind("\n", 0, s) + 1, text.find("\n", e)
+                b = len(text) if b < 0 else b
+                lines.add((a, b))
         out: list[Finding] = []
         for a, b in sorted(lines):
             cands = self._line_candidates(text, a, b, only_relevant=True, seeds=seeds)
