@@ -3,10 +3,12 @@ finds on a short one: checked here against the simple definitions on generated t
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrubber.detectors.names import detector
+from scrubber.detectors.names import detector, model
 from scrubber.detectors.names.lines import label_start
 from scrubber.detectors.names.shapes import joins
 
@@ -63,3 +65,21 @@ def _label_start(text: str, p: int) -> int:
 def test_label_start_reads_the_head_of_the_line_as_its_definition_does(text: str) -> None:
     for p in range(len(text) + 1):
         assert label_start(text, p) == _label_start(text, p)
+
+
+def _after_place_word(text: str, word: str) -> bool:
+    """The test for one word as first written: a search of the whole text per word."""
+    pattern = rf"(?<![\w'’])([^\W\d_]+) +{re.escape(word)}(?![\w'’])"
+    return any(m.group(1).lower() in model.ONLY_PLACES_AFTER for m in re.finditer(pattern, text))
+
+
+PLACES = ["Charlotte", "Charlottesville", "Jordan", "Georgia", "New York", "York"]
+place_text = st.lists(
+    st.sampled_from([*PLACES, "in", "near", "to", "In", " ", "  ", "'s", ",", "\n", "x"]), max_size=30
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(place_text.map("".join), st.sets(st.sampled_from(PLACES), min_size=1))
+def test_one_pass_for_places_finds_what_a_search_per_word_finds(text: str, words: set[str]) -> None:
+    assert model._after_place_words(text, words) == {w for w in words if _after_place_word(text, w)}

@@ -1010,10 +1010,10 @@ class NameModelDetector:
         kinds = [kind for kind, _ in shapes]
         seg = text[a:b]
         labels = [(a + x, a + y) for x, y in placeholders(seg)] if "[" in seg or "<" in seg else []
-        line = _Line(text, a, b, words, kinds, labels)
+        shouts = seg == seg.upper()
+        line = _Line(text, a, b, words, kinds, labels, seg == seg.lower(), shouts)
         out: list[Candidate] = []
         lexicals = self._lexicals
-        shouts = seg == seg.upper()
         for i, ((s, e, w), (kind, relevant)) in enumerate(zip(words, shapes, strict=True)):
             if (
                 kind is None
@@ -1085,6 +1085,9 @@ class _Line:
     kinds: list[str | None]
     # Labels and pseudonyms an earlier scrub wrote ("[BANK_ACCOUNT]"), as offsets of text.
     labels: list[tuple[int, int]]
+    # Whether the line is all in lower case, and all in capitals (worked out once a line).
+    lower_case: bool
+    shouts: bool
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:
@@ -1164,13 +1167,12 @@ def _context(line: _Line, model: NameModel, i: int, f: dict[str, float]) -> None
         # changes nothing.
         f["digit_near"] = 1.0
     if kind == "low" or kind == "upper":
-        whole = text[line.start : line.end]
-        if kind == "low" and whole == whole.lower():
+        if kind == "low" and line.lower_case:
             f["no_capitals"] = 1.0
         elif kind == "upper":
             # Capitals on a line that shouts are a name's as much as any word's; on a line
             # written in both cases a word in capitals is mostly an acronym ("CPI", "SIRET").
-            if whole == whole.upper():
+            if line.shouts:
                 f["shouting"] = 1.0
             else:
                 f["upper_mixed"] = 1.0
@@ -1481,7 +1483,7 @@ def _one_sense(text: str, found: list[Finding], model: NameModel) -> list[Findin
     lone = [f for f in found if text[f.start : f.end].lower() in places]
     if not lone:
         return found
-    placed = {w for w in {text[f.start : f.end] for f in lone} if _after_place_word(text, w)}
+    placed = _after_place_words(text, {text[f.start : f.end] for f in lone})
     if not placed:
         return found
 
@@ -1496,11 +1498,13 @@ def _one_sense(text: str, found: list[Finding], model: NameModel) -> list[Findin
     return [f for f in found if id(f) not in dropped] if dropped else found
 
 
-def _after_place_word(text: str, word: str) -> bool:
-    """Whether ``word`` stands anywhere in ``text`` right after a word that goes before places
-    only, and not as a possessive ("in Jordan's team" is a person's team)."""
-    pattern = rf"(?<![\w'’])([^\W\d_]+) +{re.escape(word)}(?![\w'’])"
-    return any(m.group(1).lower() in ONLY_PLACES_AFTER for m in re.finditer(pattern, text))
+def _after_place_words(text: str, words: set[str]) -> set[str]:
+    """Those of ``words`` that stand somewhere in ``text`` right after a word that goes before
+    places only, and not as a possessive ("in Jordan's team" is a person's team). One pass for
+    all: the word is looked for ahead, not taken, so that each word before one is tried."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    pattern = rf"(?<![\w'’])([^\W\d_]+) +(?=({alternatives})(?![\w'’]))"
+    return {m.group(2) for m in re.finditer(pattern, text) if m.group(1).lower() in ONLY_PLACES_AFTER}
 
 
 def _beside(found: list[Finding], kept: list[Finding]) -> Iterator[Finding]:
