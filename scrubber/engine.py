@@ -11,8 +11,8 @@ from pathlib import Path
 import regex
 
 from scrubber import invisible
-from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext
-from scrubber.detectors.patterns import RegexTimeout, TimeBudgetExceeded
+from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext, TimeBudgetExceeded
+from scrubber.detectors.patterns import RegexTimeout
 from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy, ip_networks
 from scrubber.findings import Finding, rank, resolve

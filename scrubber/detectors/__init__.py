@@ -7,6 +7,7 @@ engine holds one list of them per policy, built once, and gives each message one
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -18,6 +19,13 @@ from scrubber.findings import Finding
 # Seconds one regular-expression call may take (on up to patterns.TIMEOUT_CHARS characters;
 # a longer text gets proportionally more): the default of ``limits.regex_timeout_ms``.
 REGEX_TIMEOUT = 0.5
+# How many matches or words a detector's inner loop takes between two looks at the deadline
+# (MessageContext.check), on a long line.
+CHECK_EVERY = 256
+
+
+class TimeBudgetExceeded(Exception):
+    """The message ran past the engine's time budget (``Scrubber(time_budget=...)``)."""
 
 
 @dataclass(slots=True)
@@ -41,6 +49,13 @@ class MessageContext:
     # Where the values that detectors before this one found start, whether kept or not: a run
     # of digits is split there ("6789 (415) 555-2671" is a partial and a phone).
     starts: set[int] = field(default_factory=set)
+
+    def check(self, where: str) -> None:
+        """Raise TimeBudgetExceeded if the message is past its deadline: detectors call it
+        between lines, so that a long message stops soon after its budget, not at the end of
+        the detector that was running."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise TimeBudgetExceeded(where)
 
     def without_findings(self) -> MessageContext:
         """The same message read another way (a table's columns): its deadline, policy and

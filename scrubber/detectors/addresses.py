@@ -12,7 +12,7 @@ from typing import NamedTuple
 import regex
 
 from scrubber import rulefile
-from scrubber.detectors import REGEX_TIMEOUT, MessageContext
+from scrubber.detectors import CHECK_EVERY, REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.cues import compile_cues
 from scrubber.detectors.patterns import TIMEOUT_CHARS, RegexTimeout
 from scrubber.findings import Finding
@@ -394,12 +394,13 @@ class AddressDetector:
         # from that number on, or from a unit word before it: no match can start earlier.
         pos = digit.start()
         while (hit := self._street.search(text, pos)) is not None:
+            ctx.check(self.name)
             start = text.rfind("\n", 0, hit.start()) + 1
             end = text.find("\n", hit.start())
             end = len(text) if end < 0 else end
             unit = self._unit.search(text, start, hit.start())
             first = hit.start() if unit is None else unit.start()
-            self._line(self.lower, self.pattern, text[start:end], start, first - start, out)
+            self._line(self.lower, self.pattern, text[start:end], start, first - start, out, ctx)
             pos = end + 1
         # The forms with the number last, from the word they start with (after the space that
         # the search finds before it).
@@ -414,10 +415,11 @@ class AddressDetector:
                 if hit is None:
                     break
                 at = hit.start() + 1
+            ctx.check(self.name)
             start = text.rfind("\n", 0, at) + 1
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
-            self._line(self.first_lower, self.first, text[start:end], start, at - start, out)
+            self._line(self.first_lower, self.first, text[start:end], start, at - start, out, ctx)
             pos, at = end, None
         if len(out) > found:
             # A PO box given as the unit of a street address is part of that finding already.
@@ -463,6 +465,7 @@ class AddressDetector:
         pos: int,
         first: int,
         out: list[Finding],
+        ctx: MessageContext,
     ) -> None:
         """The addresses of ``line`` (at ``pos`` in the text) that start at ``first`` or later:
         the matches of ``lower``, and on a line with capitals those that ``cased`` matches too
@@ -477,7 +480,9 @@ class AddressDetector:
                 matches = [m for m in matches if self._cased(cased, line, m)]
         except TimeoutError as exc:
             raise RegexTimeout("street_address") from exc
-        for m in matches:
+        for k, m in enumerate(matches):
+            if k % CHECK_EVERY == CHECK_EVERY - 1:  # a long line may hold many
+                ctx.check(self.name)
             # A street ending in a confirmed suffix with nothing after it to confirm it is an
             # address only after a cue ("Address: 115 Cummings Walks"; not "at 5 Golden Springs"),
             # or when a person's name is the word before the suffix ("990 Tyler Lake").

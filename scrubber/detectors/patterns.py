@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import regex
 
-from scrubber.detectors import REGEX_TIMEOUT, MessageContext
+from scrubber.detectors import REGEX_TIMEOUT, MessageContext, TimeBudgetExceeded
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.pattern_rules import PatternRule
 from scrubber.detectors.validators.base import Memo
@@ -53,10 +53,6 @@ _NO_LISTS: frozenset[str] = frozenset()
 # A linear twin whose match starts at most this many characters before what it needs (see
 # ``_near``) is tried only there; one that may start further back scans the text from there.
 NEAR_REACH = 8
-
-
-class TimeBudgetExceeded(Exception):
-    """The message ran past the engine's time budget (``Scrubber(time_budget=...)``)."""
 
 
 class RegexTimeout(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scrubber import engine
-from scrubber.detectors import MessageContext
+from scrubber.detectors import MessageContext, TimeBudgetExceeded
 from scrubber.detectors.cues import load_cues
 from scrubber.detectors.pattern_rules import load_patterns
 from scrubber.detectors.patterns import PatternDetector
@@ -258,3 +259,22 @@ def test_cards_of_every_scheme_need_no_cue(value: str) -> None:
     # The same digits with the check digit changed are no card.
     wrong = value[:-1] + str((int(value[-1]) + 1) % 10)
     assert at_level(1).scrub(f"paid with {wrong} yesterday").text == f"paid with {wrong} yesterday"
+
+
+@pytest.mark.parametrize(
+    ("detector", "text"),
+    [
+        # A long line of streets: the address grammar looks at the deadline every few hundred.
+        ("address", "1 Main St, " * 600),
+        # Names on many lines, and on one long line.
+        ("name_model", "call Maya Okafor today\n" * 20),
+        ("name_model", "Maya Okafor and Tomas Lindqvist, " * 600),
+        # Sentences with a cue and a number, hundreds of them on one line.
+        ("grammar", "The last four of my SSN are 6789. " * 300),
+    ],
+)
+def test_a_detector_stops_inside_a_long_message_once_past_its_deadline(detector: str, text: str) -> None:
+    (det,) = [d for d in at_level(7).detectors if d.name == detector]
+    assert det.detect(text, MessageContext())  # finds something with time to spare
+    with pytest.raises(TimeBudgetExceeded):
+        det.detect(text, MessageContext(deadline=time.monotonic() - 1))

@@ -134,8 +134,7 @@ def test_a_long_table_is_read_again_only_in_the_columns_whose_names_matter(
 
 
 def test_the_inner_detectors_get_the_message_deadline(engine: Scrubber) -> None:
-    from scrubber.detectors import MessageContext
-    from scrubber.detectors.patterns import TimeBudgetExceeded
+    from scrubber.detectors import MessageContext, TimeBudgetExceeded
     from scrubber.detectors.tables import TableDetector
 
     table = engine.detectors[-1]

@@ -97,7 +97,7 @@ class GrammarDetector:
             top = self.shortcut.outranking(known)
             skip = partial(self.shortcut.out_of_reach, text, top=top) if top else None
             starts = frozenset(ctx.starts.union(f.start for f in known))
-            sentences, replies = self.reader.read(i, text, hits, skip, starts)
+            sentences, replies = self.reader.read(i, text, hits, skip, starts, ctx)
             for r in replies:
                 self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
             self.stats["sentences"] += len(sentences)

@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import regex
 
+from scrubber.detectors import CHECK_EVERY, MessageContext
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
 from scrubber.detectors.tokens import (
@@ -148,6 +149,7 @@ class SentenceReader:
         hits: list[CueHit],
         out_of_reach: OutOfReach | None,
         starts: frozenset[int] = frozenset(),
+        ctx: MessageContext | None = None,
     ) -> tuple[list[Sentence], list[Reply]]:
         """The sentences with values to judge, and the replies to a request, which are left out.
 
@@ -158,7 +160,8 @@ class SentenceReader:
         (its cues, start and end) that it can neither yield a finding they leave standing nor
         ask for a value: it is left out before it is tokenized (known.Shortcut.out_of_reach).
         Without them, so few sentences are (only those whose numbers are all too short) that
-        the test would cost more than it saves.
+        the test would cost more than it saves. With ``ctx``, past its deadline the reading
+        stops with TimeBudgetExceeded (looked at every ``CHECK_EVERY`` sentences).
         """
         g = self.grammar
         found: list[Sentence] = []
@@ -178,6 +181,7 @@ class SentenceReader:
         trig = 0
         h = 0
         pos = 0
+        read = 0  # sentences read, for the deadline's checks (with ``ctx``)
         for line_no, line in enumerate(text.split("\n")):
             if request is not None and line_no - request[0] > g.carry_lines:
                 request = None
@@ -188,6 +192,9 @@ class SentenceReader:
                 continue
             prev: tuple[int, int] | None = None  # the sentence before, if it has no cue
             for start, end in split(line):
+                read += 1
+                if ctx is not None and read % CHECK_EVERY == 0:
+                    ctx.check("grammar")
                 s, e = pos + start, pos + end
                 while h < len(hits) and hits[h].start < s:
                     h += 1

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scrubber import rulefile
-from scrubber.detectors import MessageContext
+from scrubber.detectors import CHECK_EVERY, MessageContext
 from scrubber.detectors.cues import with_slips
 from scrubber.detectors.names.shapes import Endings
 from scrubber.findings import Finding, Spans
@@ -691,7 +691,7 @@ class NameModelDetector:
         self.word_endings = tuple(word_endings)
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
-        found = self.find(text)
+        found = self.find(text, ctx)
         if found and ctx.kept:
             found = list(_beside(found, ctx.kept))
         if found and (ctx.kept or "[" in text or "<" in text):
@@ -708,10 +708,11 @@ class NameModelDetector:
             found = [f for f in found if not _in_thing_field(text, f.start, self.model.words.thing_fields)]
         return found
 
-    def find(self, text: str) -> list[Finding]:
-        """The model's names in ``text``, whatever other detectors found."""
+    def find(self, text: str, ctx: MessageContext | None = None) -> list[Finding]:
+        """The model's names in ``text``, whatever other detectors found; with ``ctx``, past
+        its deadline TimeBudgetExceeded."""
         greeted = self._greeted(text) if self.model.words.line_greetings else []
-        found = self._find(text)
+        found = self._find(text, ctx)
         if greeted:
             found = sorted(
                 found + [g for g in greeted if not any(f.start < g.end and g.start < f.end for f in found)],
@@ -750,7 +751,7 @@ class NameModelDetector:
                 out.append(Finding(m.start(2), m.end(2), "PERSON", GREETED_SCORE, self.name))
         return out
 
-    def _find(self, text: str) -> list[Finding]:
+    def _find(self, text: str, ctx: MessageContext | None) -> list[Finding]:
         seeds = self._seeds(text)
         if not seeds:
             return []
@@ -767,7 +768,9 @@ class NameModelDetector:
                 lines.add((a, b))
         out: list[Finding] = []
         for a, b in sorted(lines):
-            cands = self._line_candidates(text, a, b, only_relevant=True, seeds=seeds)
+            if ctx is not None:
+                ctx.check(self.name)
+            cands = self._line_candidates(text, a, b, only_relevant=True, seeds=seeds, ctx=ctx)
             scored = [(c, self.model.score(c.features)) for c in cands]
             out.extend(self._runs(text, scored))
         return _one_sense(text, out, self.model)
@@ -997,7 +1000,14 @@ class NameModelDetector:
         return m is not None and m.group(1).lower() in CAPITAL_SAYS_NOTHING
 
     def _line_candidates(
-        self, text: str, a: int, b: int, *, only_relevant: bool, seeds: set[str] | None
+        self,
+        text: str,
+        a: int,
+        b: int,
+        *,
+        only_relevant: bool,
+        seeds: set[str] | None,
+        ctx: MessageContext | None = None,
     ) -> list[Candidate]:
         """The line's words that may be part of a name, with their features: with ``seeds``,
         only those that can end up in a name (see _reach); without, every word of a name's
@@ -1037,6 +1047,8 @@ class NameModelDetector:
                 if len(lexicals) >= WORDS_MAX:
                     lexicals.clear()
                 lexicals[w] = f
+            if ctx is not None and len(out) % CHECK_EVERY == CHECK_EVERY - 1:  # a long line
+                ctx.check(self.name)
             f = f.copy()  # the context adds its own features
             _context(line, self.model, i, f)
             out.append(Candidate(s, e, f))
