@@ -500,6 +500,8 @@ def test_readme_firms_and_other_languages(detector: NameModelDetector) -> None:
     ("text", "town"),
     [
         ("Kvarngatan 8\nWest Andreaberg", "West Andreaberg"),  # the town on the line after a street
+        ("Ship to:\nSevican Arslan\n7 Shane Viaduct\nWest Dale\nW17 1NE", "West Dale"),
+        ("ship to Studio 28, Nicholson Forge, West Mauriceland, N6J 5AB", "West Mauriceland"),
         # ... and after its label, scrubbed again
         ("[STREET_ADDRESS]\nWest Andreaberg\n[ZIP_CODE]", "West Andreaberg"),
         ("[STREET_ADDRESS], Andreaberg, [ZIP_CODE]", "Andreaberg"),

@@ -1583,12 +1583,11 @@ _STREET_MARKS = ("[STREET_ADDRESS]", "<STREET_ADDRESS:")
 
 def _after_street(text: str, start: int, end: int, streets: Collection[int]) -> bool:
     """Whether the name at start..end is the town after a street that a detector before this
-    one found (the patterns' streets whose type ends the word: "Kvarngatan 8\nWest Andreaberg"),
-    past a comma or on the next line, and ends its line or comes before a comma or a postcode;
-    a label or a pseudonym that scrubbing wrote for any street counts the same
-    ("[STREET_ADDRESS]\nWest Andreaberg\n[ZIP_CODE]": scrubbing twice changes nothing). The
-    address grammar runs after this model, so its streets ("7 Shane Viaduct\nWest Dale") are
-    not known here yet."""
+    one found (the address grammar's or the patterns': "7 Shane Viaduct\nWest Dale",
+    "Kvarngatan 8\nWest Andreaberg"), past a comma or on the next line, and ends its line or
+    comes before a comma or a postcode; a label or a pseudonym that scrubbing wrote for the
+    street counts the same ("[STREET_ADDRESS]\nWest Andreaberg\n[ZIP_CODE]": scrubbing twice
+    changes nothing)."""
     gap = _STREET_GAP.search(text, max(0, start - 24), start)
     if gap is None or _TOWN_END.match(text, end) is None:
         return False
