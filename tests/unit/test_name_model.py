@@ -484,6 +484,48 @@ def test_lines_in_other_languages(detector: NameModelDetector, text: str, expect
     assert names(detector, text) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a trade's or a site's word after the name
+        "Thanks for being with Fairbairn Telecom.",
+        "An engineer from Whitfield Plumbing & Heating will need access.",
+        "Accounts Receivable, Moreau Recruitment",
+        "1. Lift repair quote from Thibodeau Brothers: $2327.97. Approved.",
+        "Your parcel is held at our Nelson depot.",
+        # streets whose type comes first, and holidays
+        "omw! stuck behind a bin lorry on Avenida da Liberdade",
+        "We're on Via del Corso now, parking is a nightmare",
+        "Our surgery on Nevsky Prospekt will be closed on Corpus Christi.",
+        "the helpdesk is closed on Whit Monday and reopens on Wednesday",
+        # a program's words
+        "2026-07-14T04:27:57.480Z DEBUG TrackingPoller - carrier=royalmail state=OUT",
+        "WARN  PaymentReconciler - reference matched no card transaction",
+        "user_id,plan,seats,mrr,renewal",
+    ],
+)
+def test_businesses_sites_streets_and_code_words_are_no_persons(
+    detector: NameModelDetector, text: str
+) -> None:
+    assert names(detector, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("call Ronald McDonald or DeShawn Jackson today", ["Ronald McDonald", "DeShawn Jackson"]),
+        ("spoke to Tomasz Nowak from Nowak Plumbing today", ["Tomasz Nowak"]),
+        ("lol glyn and lynn are here", ["glyn", "lynn"]),
+        ("Sarah Hill and Tom Green joined", ["Sarah Hill", "Tom Green"]),
+        ("Anna Finance asked for the invoice", ["Anna"]),  # "Finance" is not in firm_words
+    ],
+)
+def test_names_beside_those_words_stay_names(
+    detector: NameModelDetector, text: str, expected: list[str]
+) -> None:
+    assert names(detector, text) == expected
+
+
 def test_readme_firms_and_other_languages(detector: NameModelDetector) -> None:
     # README, "Names no phrase announces": its examples of firms and of lines in other languages
     for text in (

@@ -496,15 +496,18 @@ def load_model(root: Path | None = None) -> NameModel:
 
 
 # The firm's words (``context`` in grammar/name_model.yaml, both optional).
-FIRM_KEYS = ("legal_forms", "firm_partners")
+FIRM_KEYS = ("legal_forms", "firm_partners", "firm_words")
 # What joins the last of a firm's partners' names: "and" in the languages the legal forms come
 # from ("Jones, Wilson and Peterson LLP", "Larsson och Berg AB"); the others take commas.
 FIRM_AND = r",? (?:and|&|e|y|et|und|i|en|och|og|ja|és|a) "
 
 
-def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Pattern[str]:
+def firm_after(
+    legal_forms: Sequence[str], partners: Sequence[str], trades: Sequence[str] = ()
+) -> re.Pattern[str]:
     """The pattern that matches right after a run of name words when they name a firm: up to
-    two more capitalised words, more partners' names, then a legal form or "and" partners.
+    two more capitalised words, more partners' names, then a legal form, "and" partners, or a
+    trade's or a site's word ("Haugen Telecom", "Moreau Recruitment", "the Nelson depot").
 
     A legal form is matched as written ("AB", "GmbH", "S.L."): in other cases some are everyday
     words ("as", "ab"). One of two capitals or fewer only right after a space and before no
@@ -523,6 +526,9 @@ def firm_after(legal_forms: Sequence[str], partners: Sequence[str]) -> re.Patter
     if partners:
         words = "|".join(map(re.escape, sorted(partners, key=len, reverse=True)))
         tails.append(rf"{FIRM_AND}(?:{words})(?![^\W_])")
+    if trades:
+        words = "|".join(map(re.escape, sorted(trades, key=len, reverse=True)))
+        tails.append(rf" (?:{words})(?![^\W_])")
     if not tails:
         return re.compile(r"(?!)")
     # The run may end before its last name words ("Remigio [Mir Montesinos] S.L."): up to two
@@ -566,7 +572,9 @@ def _load_model(root: Path) -> NameModel:
         firm = {k: [str(w) for w in context.get(k) or ()] for k in FIRM_KEYS}
         language = {k: frozenset(str(w).lower() for w in context.get(k) or ()) for k in LANGUAGE_KEYS}
         words = ContextWords(
-            **lists, **language, firm_after=firm_after(firm["legal_forms"], firm["firm_partners"])
+            **lists,
+            **language,
+            firm_after=firm_after(firm["legal_forms"], firm["firm_partners"], firm["firm_words"]),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise rulefile.RuleError(path, None, f"malformed name model: missing or bad {exc}") from exc
@@ -899,10 +907,14 @@ class NameModelDetector:
                 continue
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
+            if a == b and _place_start_alone(text, scored[a][0], self.model.words.place_starts):
+                continue  # "on Avenida da Liberdade": the street's type, before its name
             if a == b and not joined and not self._stands_alone(text, scored[a][0]):
                 continue
             if a == b and _unspoken(text, scored[a][0]):
                 continue  # "DHCPACK", "ESMTPS": a protocol's word, not a name in capitals
+            if any(_code_word(text[c.start : c.end], self.model.lexicon) for c, _ in scored[a : b + 1]):
+                continue  # "TrackingPoller", "mrr": a program's word
             if not _known_name(text, scored[a : b + 1], self.model.words):
                 # Each line's language is read once.
                 line = text.rfind("\n", 0, scored[a][0].start) + 1
@@ -1348,8 +1360,10 @@ def _names_a_place(text: str, end: int, run: list[tuple[Candidate, float]], cw: 
         return True  # "Wells Fargo", "Ben & Jerry's": a company that bears a person's name
     if len(run) > 1 and text[first.start : first.end].lower() in cw.place_starts:
         return True
-    before = text[max(0, first.start - 8) : first.start]
-    head = before.rstrip(". ").rsplit(" ", 1)[-1]
+    before = text[max(0, first.start - 16) : first.start]
+    words = before.rstrip(". ").rsplit(" ", 2)[-2:]
+    # A particle may stand between ("Via del Corso", "Rua das Flores").
+    head = words[0] if len(words) == 2 and words[1] in PLACE_PARTICLES else words[-1]
     if before.endswith(" ") and head[:1].isupper() and head.lower() in cw.place_starts:
         return True
     if any(text[c.start : c.end].lower() in cw.place_words for c, _ in run[1:]):
@@ -1429,6 +1443,41 @@ def _unspoken(text: str, cand: Candidate) -> bool:
     if "upper_mixed" not in f or "unknown" not in f or cand.end - cand.start > UNSPOKEN_LONGEST:
         return False
     return sum(c in VOWELS for c in text[cand.start : cand.end]) <= 1
+
+
+# A capitalised word next, maybe after a particle ("Avenida da Liberdade", "Via del Corso").
+PLACE_PARTICLES = frozenset({"da", "de", "di", "do", "du", "das", "des", "dos", "del", "della", "la", "le"})
+CAPITAL_NEXT = re.compile(r" (?:(?:d[aeiou]s?|del|della|la|le) )?[^\W\d_a-zß-ÿ]")
+
+
+def _place_start_alone(text: str, cand: Candidate, starts: frozenset[str]) -> bool:
+    """Whether a word that starts places' names ("Avenida", "Rue", "San") stands alone as a run
+    before a capitalised word: the start of a place's name whose other words are no names."""
+    return text[cand.start : cand.end].lower() in starts and CAPITAL_NEXT.match(text, cand.end) is not None
+
+
+# Letters that make a syllable, in lower case ("y" too: "lynn", "glyn").
+SYLLABIC = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿąęėįųūœ")
+# An inner capital after this many letters or more starts a second word, not a name's second
+# part ("McDonald", "MacArthur", "DeShawn", "LaToya", "DiCaprio" have two or three before it).
+CAMEL_HEAD = 4
+# The endings of words that name what a program's part does ("Poller", "Reconciler", "Handler").
+CODE_ENDINGS = ("er", "or", "service", "manager", "handler", "controller", "client", "worker", "job")
+
+
+def _code_word(word: str, lexicon: Lexicon) -> bool:
+    """Whether a word is a program's, not a name: two ordinary words run together with a capital
+    between ("TrackingPoller", "PaymentReconciler": a class in a log line), or a word in lower
+    case with no vowel at all ("mrr", "pwd", "txn": a key or a column)."""
+    if word.islower():
+        return len(word) >= 2 and word.isalpha() and SYLLABIC.isdisjoint(word)
+    if not word[:1].isupper():
+        return False
+    inner = next((i for i in range(1, len(word)) if word[i].isupper()), None)
+    if inner is None or inner < CAMEL_HEAD or not word[inner + 1 :].islower():
+        return False
+    head, tail = word[:inner].lower(), word[inner:].lower()
+    return lexicon.ordinary_word(head) and (lexicon.ordinary_word(tail) or tail.endswith(CODE_ENDINGS))
 
 
 def _known_name(text: str, run: Sequence[tuple[Candidate, float]], cw: ContextWords) -> bool:
