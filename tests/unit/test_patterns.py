@@ -140,6 +140,13 @@ POSITIVE = [
     ("IP_ADDRESS", "remote_addr=fe80::1 method=GET", "fe80::1"),
     ("IP_ADDRESS", "inet 192.168.1.23/24 scope global wlan0", "192.168.1.23"),
     ("IP_ADDRESS", "connection received: host=91.203.5.17 port=50812", "91.203.5.17"),
+    # PERSON: a passenger's name as airlines write it, the title left out.
+    ("PERSON", "Booking KR9YFZ is confirmed for JANDOVA/HANA MR on AF 2489", "JANDOVA/HANA"),
+    ("PERSON", "Passengers:\n3. YOSHIDA/HANAKO CHD", "YOSHIDA/HANAKO"),
+    ("PERSON", "pax OKAFOR/CHIDI NNAMDI MR seat 4C", "OKAFOR/CHIDI NNAMDI"),
+    ("PERSON", "pax DOE/JANEMRS seat 4C", "DOE/JANE"),
+    # "in case" is no case number: the phone after it stands.
+    ("PHONE_NUMBER", "my personal one, in case (we have +1 949-202-9322).", "+1 949-202-9322"),
 ]
 
 
@@ -210,6 +217,8 @@ NEGATIVE = [
     (None, "room 1234 on floor 12"),
     (None, "the last four episodes were great"),
     (None, "Will you and May come on Monday?"),
+    ("PERSON", "speaks TCP/IP MS and HTTP/HTTPS DR"),  # no vowel in a part: no name
+    ("PHONE_NUMBER", "case 949-202-9322 was closed"),  # a case's number
 ]
 
 
