@@ -323,16 +323,17 @@ def _first_prefilter(
 
 def _default_name_word(word: str) -> bool:
     """The default grammar's name lexicon (loaded once, when first asked; see
-    Lexicon.capitalised_name): for a detector built without the registry's."""
+    Lexicon.street_name_word): for a detector built without the registry's."""
     from scrubber.detectors.names.model import load_model
 
-    return load_model().lexicon.capitalised_name(word)
+    return load_model().lexicon.street_name_word(word)
 
 
 def _named_after_person(street: str, name_word: Callable[[str], bool]) -> bool:
-    """Whether the word before a street's suffix ("Tyler" in "990 Tyler Lake") is capitalised
-    and ``name_word`` says it is a given name or a surname written capitalised more often than
-    not ("Golden", "Rock" and "Green" are not)."""
+    """Whether the word before a street's suffix ("Tyler" in "990 Tyler Lake", "Ashgrove" in "12
+    Ashgrove View") is capitalised and ``name_word`` says it names a person or a place: a given
+    name or a surname written capitalised more often than not, a word written capitalised far
+    more often than not, or one no list knows ("Golden", "Rock" and "Green" are none)."""
     words = street.rstrip(".").split()
     if len(words) < 3:
         return False
@@ -485,7 +486,8 @@ class AddressDetector:
                 ctx.check(self.name)
             # A street ending in a confirmed suffix with nothing after it to confirm it is an
             # address only after a cue ("Address: 115 Cummings Walks"; not "at 5 Golden Springs"),
-            # or when a person's name is the word before the suffix ("990 Tyler Lake").
+            # or when a person's or a place's own name is the word before the suffix ("990 Tyler
+            # Lake", "12 Ashgrove View").
             if (
                 m.groupdict().get("cued") is not None
                 and not self._cue_before(line, m.start())

@@ -37,7 +37,7 @@ def build_detectors(
             AddressDetector(
                 load_address_grammar(root / "addresses.yaml"),
                 timeout=regex_timeout,
-                name_word=model.lexicon.capitalised_name if model is not None else None,
+                name_word=model.lexicon.street_name_word if model is not None else None,
             )
         )
     if names is not None:

@@ -42,6 +42,8 @@ POSITIVE = [
     "She lives at [[31 Rue Morgue Lane]] in town",
     "Billing: [[600 NE Alder Vale]]; shipping: [[14 Kings Mews]]",
     "[[Apartment 9, 14 Thornton Villas]] is the new place",
+    "The card goes to [[Boulevard Córdova 1551]]. Activate it online.",
+    "Siège: [[Avenue Louise 54]], 1050 Bruxelles",
     "I'm at [[88 mission street]] till 6",
     "The office is at [[350 Fifth Avenue, 34th Floor]], ask at the desk",
     '{"address":{"line1":"[[902 Lakeview Blvd]]","line2":"Apt 12C","city":"Austin"}}',
@@ -86,6 +88,11 @@ CONFIRMED = [
     # a person's name before the suffix: streets are named after people, springs are not
     "A replacement will go to [[990 Tyler Lake]] within 66 days",
     "the courier left it at [[65 Clive Tunnel]] this morning",
+    # ... or a place's own name: one written capitalised far more often than not, or one no list
+    # knows ("Ashgrove", "Ballymun")
+    "We confirm the sale of [[12 Ashgrove View]] has been agreed.",
+    "the landlord owns [[225 Ballymun Park]]. Do I go to the RTB?",
+    "the flat at [[3 Hillcrest Park]] is let",
     'line1="[[459 Carter Light]]" postcode=L4D 4ZB',
     # a cue before it, and any word but a plural noun after it
     "Can you ship it to [[6 Malcolm Spring]] instead?",
@@ -115,6 +122,8 @@ UNCONFIRMED = [
     "we stayed at 5 Golden Springs last year",
     "we have 3 Jordan Lakes tickets",
     "meet at 12 Rock Springs",
+    "the 4 Star View apartments are booked",
+    "take Avenue Q 3 times a week",
 ]
 
 

@@ -124,6 +124,11 @@ def unpack_many(codes: npt.NDArray[np.int64]) -> dict[str, npt.NDArray[np.float6
     }
 
 
+# How far above 0 a word's leaning to capitals (Lexeme.proper) must be for it to name a street
+# whatever it is ("Hillcrest", "Riverside" are; "Apple", "Willow", "Elm" are not quite).
+PROPER_STREET = 1.0
+
+
 class Lexicon:
     """Words that may be names, with their statistics; ordinary words (known, never names);
     everything else is unknown (rare words, typos, names the lists lack)."""
@@ -148,11 +153,15 @@ class Lexicon:
         code = self.names.get(word)
         return None if code is None else Lexeme.unpack(code)
 
-    def capitalised_name(self, word: str) -> bool:
-        """Whether a lower-case word is a given name or a surname written capitalised more often
-        than not ("tyler", "clive"; not "golden", "rock", "green")."""
+    def street_name_word(self, word: str) -> bool:
+        """Whether a lower-case word may name a street before its suffix: a given name or a
+        surname written capitalised more often than not ("tyler"), a word written capitalised
+        far more often than not ("hillcrest", "riverside"), or one that neither the lexicon nor
+        the ordinary words know ("ashgrove", "ballymun"); not "golden", "rock", "star"."""
         entry = self.get(word)
-        return entry is not None and bool(entry.given or entry.surname) and entry.proper > 0
+        if entry is None:
+            return not self.ordinary(word)
+        return (bool(entry.given or entry.surname) and entry.proper > 0) or entry.proper > PROPER_STREET
 
     def ordinary_word(self, word: str) -> bool:
         """Whether a lower-case word is an ordinary word and no given name: one the lexicon
