@@ -209,3 +209,16 @@ def test_a_request_reaches_only_a_few_lines(detector: GrammarDetector) -> None:
     asked = "Agent: the last four of your SSN please\n"
     assert detector.detect(asked + "Customer: 4432", MessageContext())
     assert detector.detect(asked + "a\nb\nc\nCustomer: 4432", MessageContext()) == []
+
+
+def test_a_request_reaches_only_a_few_sentences_on_one_line(detector: GrammarDetector) -> None:
+    # A chat flattened into one line never reaches its next line: the reach in sentences
+    # (carry_sentences, 12) bounds it there, and the reading of a long line with it.
+    asked = "Agent: what are the last four of your SSN? "
+    filler = " ".join(f"Step {n} is done." for n in range(1, 13))
+    assert detector.detect(asked + "Sure. It is 4471.", MessageContext())
+    assert detector.detect(asked + filler + " It is 4471.", MessageContext()) == []
+    # ... and so does a topic: "My social was stolen. ... The last four are 4471."
+    named = "My social was stolen last year. "
+    assert detector.detect(named + "The last four are 4471.", MessageContext())
+    assert detector.detect(named + filler + " The last four are 4471.", MessageContext()) == []

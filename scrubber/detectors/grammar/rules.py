@@ -79,6 +79,8 @@ class Grammar:
     pointers: frozenset[str] = frozenset()
     max_distance: int = 3
     carry_lines: int = 2
+    # ... and at most this many sentences on: a message of one line never reaches its next line.
+    carry_sentences: int = 12
     carry_max_tokens: int = 10
     # Cue lists of entities the policy leaves out (see ``only``).
     foreign: frozenset[str] = frozenset()
@@ -115,13 +117,14 @@ class Grammar:
             pointers=self.pointers,
             max_distance=self.max_distance,
             carry_lines=self.carry_lines,
+            carry_sentences=self.carry_sentences,
             carry_max_tokens=self.carry_max_tokens,
         )
 
 
 _TOP_KEYS = {"rules", "shapes"}
 _TOP_OPTIONAL = {"settings", "qualifiers", "blockers", "ignore", "links", "links_after", "pointers"}
-_SETTINGS = {"max_distance", "carry_lines", "carry_max_tokens"}
+_SETTINGS = {"max_distance", "carry_lines", "carry_sentences", "carry_max_tokens"}
 
 
 def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
@@ -187,6 +190,7 @@ def load_grammar(path: Path, cues: Mapping[str, Sequence[str]]) -> Grammar:
         pointers=words("pointers"),
         max_distance=int(settings.get("max_distance", Grammar.max_distance)),
         carry_lines=int(settings.get("carry_lines", Grammar.carry_lines)),
+        carry_sentences=int(settings.get("carry_sentences", Grammar.carry_sentences)),
         carry_max_tokens=int(settings.get("carry_max_tokens", Grammar.carry_max_tokens)),
     )
 

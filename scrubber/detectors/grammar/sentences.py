@@ -181,7 +181,8 @@ class SentenceReader:
         trig = 0
         h = 0
         pos = 0
-        read = 0  # sentences read, for the deadline's checks (with ``ctx``)
+        read = 0  # sentences read, for the deadline's checks (with ``ctx``) and the carry's reach
+        asked_at = topic_at = -1  # the sentence that set ``request``, and ``topic``
         for line_no, line in enumerate(text.split("\n")):
             if request is not None and line_no - request[0] > g.carry_lines:
                 request = None
@@ -195,6 +196,12 @@ class SentenceReader:
                 read += 1
                 if ctx is not None and read % CHECK_EVERY == 0:
                     ctx.check("grammar")
+                # A request, and a topic, reach ``carry_sentences`` sentences at most, however
+                # few lines that is.
+                if request is not None and read - asked_at > g.carry_sentences:
+                    request = None
+                if topic is not None and read - topic_at > g.carry_sentences:
+                    topic = None
                 s, e = pos + start, pos + end
                 while h < len(hits) and hits[h].start < s:
                     h += 1
@@ -205,7 +212,7 @@ class SentenceReader:
                 back, prev = prev, ((s, e) if not mine and request is None else None)
                 before = topic if topic is not None and line_no - topic[3] <= g.carry_lines else None
                 if any(c.lists & g.entity_lists for c in mine):
-                    topic = (s, e, mine, line_no)
+                    topic, topic_at = (s, e, mine, line_no), read
                 gated = any(c.lists & g.gate_lists for c in mine)
                 # Without a cue, only a reply to a request or a masked value can yield a finding
                 # (a sentence of neither sets no request either).
@@ -252,7 +259,7 @@ class SentenceReader:
                         request = None if ends else request
                     # A value an earlier scrub masked was given: "use [PHONE_NUMBER]" asks nothing.
                     if asked is not None and g.carry_lines and not placeholders(text[s:e]):
-                        request = (line_no, asked)
+                        request, asked_at = (line_no, asked), read
                     continue
                 qualified = any(c.qualifier for c in cues)
                 sentence = Sentence(index, line_no, tokens, cues, vals, qualified)
