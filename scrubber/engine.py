@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,16 +16,12 @@ from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy, ip_networks
 from scrubber.findings import Finding, rank, resolve
 from scrubber.masking import fixed_replacement, placeholders, replacement
+from scrubber.textsearch import FIND_BUDGET, occurrences_indexed
 
 DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # A value found once is masked wherever else it stands in the same message, but only values
 # long enough that a repeat is not a coincidence.
 MIN_REPEAT_CHARS = 4
-# Above this many (values x characters), repeats are found through a word index, in one pass.
-FIND_BUDGET = 2_000_000
-# A run of letters and digits. Linear by construction (one class, no alternation), so it runs
-# on the standard library's engine without a timeout, like the cue scan.
-_WORD = re.compile(r"[^\W_]+")
 # A message through every detector family, the grammar's parser included (its last sentence has
 # a value no cue next to it explains): what detectors load on first use, warm_up loads.
 # Its last sentence needs the parser: no cue stands right by 6789, and the cue is more words
@@ -406,7 +401,7 @@ def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
             first[value] = f
     places: Iterable[tuple[str, int]]
     if len(first) * len(text) > FIND_BUDGET:
-        places = _occurrences_indexed(text, first)
+        places = occurrences_indexed(text, first)
     else:
         places = []
         for value, f in first.items():
@@ -427,31 +422,6 @@ def _occurrences(text: str, value: str) -> Iterator[int]:
     while at >= 0:
         yield at
         at = text.find(value, at + 1)
-
-
-def _occurrences_indexed(text: str, values: Iterable[str]) -> Iterator[tuple[str, int]]:
-    """Occurrences of many values in one pass over the words of the text.
-
-    Each value is looked for only where its longest word stands ("okafor42" rather than "maya"
-    or "com"): any of its words would do, since an occurrence counts only with no letter or
-    digit on either side, and the longest is mostly the rarest. Searching for each value in
-    turn would cost values x text length: minutes for a long message with thousands of findings.
-    """
-    wanted: dict[str, list[tuple[str, int]]] = {}
-    for value in values:
-        runs = [(m.group(), m.start()) for m in _WORD.finditer(value)]
-        if runs:
-            word, offset = max(runs, key=lambda r: len(r[0]))
-            wanted.setdefault(word, []).append((value, offset))
-    get = wanted.get
-    for m in _WORD.finditer(text):
-        found = get(m.group())
-        if found is not None:
-            pos = m.start()
-            for value, offset in found:
-                at = pos - offset
-                if at >= 0 and text.startswith(value, at):
-                    yield value, at
 
 
 def _word_char(text: str, i: int) -> bool:

@@ -6,8 +6,6 @@ import bisect
 import itertools
 from collections.abc import Callable, Iterator
 
-import regex
-
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
 from scrubber.detectors.names.anchors import Anchors, Candidate, cancelled
@@ -16,12 +14,9 @@ from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import joins, trim
 from scrubber.detectors.patterns import RegexTimeout
 from scrubber.findings import Finding
+from scrubber.textsearch import FIND_BUDGET, occurrences_indexed
 
 SCORE = 0.85
-# Past this many characters searched (words x length), _occurrences takes one pass for all words.
-FIND_BUDGET = 2_000_000
-# How many leading characters of a word that pass looks for: every word holds at least three.
-HEAD = 3
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
 
 
@@ -157,7 +152,8 @@ def _occurrences(text: str, words: set[str], budget: int = FIND_BUDGET) -> Itera
     right (as a regex scan of that word alone finds them), as (word, start).
 
     A search for each word in turn is the fastest in a message of a few lines, but costs words x
-    length: in a long message with many names, one pass over the places where any of them starts.
+    length: in a long message with many names, one pass over the text's words
+    (textsearch.occurrences_indexed, as the engine finds repeats of values).
     """
     size = len(text)
     if len(words) * size <= budget:
@@ -171,20 +167,14 @@ def _occurrences(text: str, words: set[str], budget: int = FIND_BUDGET) -> Itera
                 else:
                     i = text.find(word, i + 1)
         return
-    by_head: dict[str, list[str]] = {}
-    for word in words:
-        by_head.setdefault(word[:HEAD], []).append(word)
-    heads = regex.compile("|".join(map(regex.escape, by_head)))
+    # Past the budget, the places where any of the words stands, found in one pass, each
+    # word's in turn kept as the search for it alone would: whole words, not overlapping.
+    found = []
     free = dict.fromkeys(words, 0)  # where each word's next occurrence may start
-    for m in heads.finditer(text, overlapped=True):
-        i = m.start()
-        for word in by_head[m.group()]:
-            j = i + len(word)
-            if (
-                i >= free[word]
-                and text.startswith(word, i)
-                and (i == 0 or not joins(text[i - 1]))
-                and (j == size or not joins(text[j]))
-            ):
-                free[word] = j
-                yield word, i
+    for word, i in occurrences_indexed(text, words):
+        j = i + len(word)
+        if i >= free[word] and (i == 0 or not joins(text[i - 1])) and (j == size or not joins(text[j])):
+            free[word] = j
+            found.append((i, word))
+    for i, word in sorted(found):
+        yield word, i

@@ -43,6 +43,7 @@ from scrubber.detectors.cues import with_slips
 from scrubber.detectors.names.shapes import Endings
 from scrubber.findings import Finding, Spans
 from scrubber.masking import placeholders
+from scrubber.textsearch import FIND_BUDGET
 
 # A word: letters, joined by an inner apostrophe or hyphen ("O'Neil", "Jean-Luc", "don't");
 # a possessive is not part of it ("Trump's" is "Trump").
@@ -54,9 +55,6 @@ CONTRACTION = re.compile(r"['’](?:[dmt]|ve|ll|re)$", re.IGNORECASE)
 # Findings of the model stay below the rules' scores: where both find a value, the rule's
 # span and entity win.
 MAX_SCORE = 0.8
-# Above this many (seed words x characters), a message's seed words are found in one pass over
-# its words (_places).
-FIND_BUDGET = 2_000_000
 # Ordinary words looked up in a set rather than by their checksum: the most frequent ones.
 FAST_ORDINARY = 20_000
 # How many distinct words a detector remembers what it worked out of (bounded: input is
@@ -1456,7 +1454,8 @@ def _unspoken(text: str, cand: Candidate) -> bool:
 
 # A capitalised word next, maybe after a particle ("Avenida da Liberdade", "Via del Corso").
 PLACE_PARTICLES = frozenset({"da", "de", "di", "do", "du", "das", "des", "dos", "del", "della", "la", "le"})
-CAPITAL_NEXT = re.compile(r" (?:(?:d[aeiou]s?|del|della|la|le) )?[^\W\d_a-zß-ÿ]")
+# Each particle is followed by a blank, so the order of the alternatives does not matter.
+CAPITAL_NEXT = re.compile(rf" (?:(?:{'|'.join(sorted(PLACE_PARTICLES))}) )?[^\W\d_a-zß-ÿ]")
 
 
 def _place_start_alone(text: str, cand: Candidate, starts: frozenset[str]) -> bool:
