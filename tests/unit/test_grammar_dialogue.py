@@ -84,6 +84,21 @@ POSITIVE = [
         "Agent: Which account should the direct debit come from?\n"
         "Customer: [[7477]] are the last four, the rest is on the letter we sent back to you",
     ),
+    # A value read out in parts, with words between them: each part is the value asked for.
+    (
+        "ZIP_CODE",
+        "Agent: and the zip code for billing?\nCaller: [[6 0 2]]... hang on, I'm reading it off the "
+        "bill... [[1 4]]",
+    ),
+    (
+        "ZIP_CODE",
+        "Clerk: What's the postal code there?\nGuest: [[853]]\nClerk: mm-hm, and then?\nGuest: [[01]]",
+    ),
+    ("US_SSN", "Rep: Could I have your social?\nMember: [[412 55]]... one sec, my glasses... [[7821]]"),
+    # A fragment pointed at by "one", with the card named earlier in the sentence.
+    ("CREDIT_CARD", "my new card is 4111 1111 1111 1111, but the old one ending [[5108]] is still charged"),
+    # A qualifier after a comma reads back past the noun before it: the card is what ends.
+    ("CREDIT_CARD", "Please refund the card you charged for the reservation, ending [[7723]]."),
     # A date of birth given as a reply, its year in words.
     ("DATE_OF_BIRTH", "Rep: And your date of birth?\nCaller: [[twelfth of march, seventy-nine]]"),
     (
@@ -132,6 +147,11 @@ NEGATIVE = [
     # ... but a long reply without one is a story with a number in it.
     "Agent: Which account should the direct debit come from?\n"
     "Customer: 7477 people were at the concert and the rest of them left before it ended",
+    # Parts whose digits together make no value asked for: a ZIP code is five digits.
+    "Agent: what's your zip?\nCustomer: 94... no wait... 12",
+    "Agent: what's your SSN?\nCaller: 12, I think... maybe 34",
+    # A booking that ends, and no card or other value named.
+    "my booking, ending 7723, was cancelled",
     # A card named long before: too far back.
     "I have two cards on file.\nThe app crashed.\nI restarted it.\nThen it worked.\n"
     "The one ending 4402 stays.",

@@ -13,6 +13,7 @@ from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
 from scrubber.detectors.grammar.sentences import (
     CAMEL_PAIR,
     Cue,
+    Reply,
     Sentence,
     SentenceReader,
     number_sign,
@@ -25,6 +26,9 @@ from scrubber.findings import Finding, Spans
 
 # What a value given in reply to a request loses against one a cue names in its own sentence.
 REPLY_PENALTY = 0.1
+# A value read out in parts ("5 7 8... sorry, it's on the letter... 1 6") is read in this many
+# replies at most.
+REPLY_PARTS = 4
 
 
 class GrammarDetector:
@@ -98,8 +102,11 @@ class GrammarDetector:
             skip = partial(self.shortcut.out_of_reach, text, top=top) if top else None
             starts = frozenset(ctx.starts.union(f.start for f in known))
             sentences, replies = self.reader.read(i, text, hits, skip, starts, ctx)
-            for r in replies:
-                self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
+            if replies:
+                taken = [
+                    self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i]) for r in replies
+                ]
+                self._emit_parts(text, memo, replies, taken, out[i])
             self.stats["sentences"] += len(sentences)
             around: Spans | None = None
             for s in sentences:
@@ -171,6 +178,49 @@ class GrammarDetector:
                     )
                     return True
         return False
+
+    def _emit_parts(
+        self, text: str, memo: Memo, replies: Sequence[Reply], taken: Sequence[bool], out: list[Finding]
+    ) -> None:
+        """Replies to one request that no rule takes one by one, but together: a value read out
+        in parts, with words between ("5 7 8... sorry, hold on... 1 6" for a ZIP code; "941"
+        then, asked "and the rest?", "05"). Their digits, joined in order, must make a value
+        that a shape of the request's rules accepts as it stands (a ZIP code's five digits, a
+        phone number libphonenumber calls valid); then each part is that entity."""
+        run: list[Reply] = []
+        for reply, took in zip((*replies, None), (*taken, True), strict=True):
+            if reply is not None and not took and (not run or reply.cue is run[0].cue):
+                run.append(reply)
+                if len(run) <= REPLY_PARTS:
+                    continue
+            if 1 < len(run) <= REPLY_PARTS:
+                self._emit_run(text, memo, run, out)
+            run = [reply] if reply is not None and not took else []
+
+    def _emit_run(self, text: str, memo: Memo, run: Sequence[Reply], out: list[Finding]) -> None:
+        parts = [r.value for r in run]
+        if any(v.masked or v.alnum or v.ext for v in parts):
+            return
+        # The parts as one value read out digit by digit: its digits are what it says, and
+        # what stands between the parts is no part of it.
+        whole = Value(
+            parts[0].first,
+            parts[-1].last,
+            parts[0].start,
+            parts[-1].end,
+            "".join(v.digits for v in parts),
+            True,
+            False,
+        )
+        cue = run[0].cue
+        fragment = any(r.fragment for r in run)
+        for rule in self.grammar.rules:
+            if not rule.cues & cue.lists:
+                continue
+            if any(shape.spelled and shape.accepts(whole, text, fragment, memo) for shape in rule.shapes):
+                score = rule.score - REPLY_PENALTY
+                out.extend(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}") for v in parts)
+                return
 
     def _unclaim(self, s: Sentence, v: Value, cue: Cue, *, adjacent: bool) -> None:
         """A value that its cue's rules do not take is free for the masked rules, unless a

@@ -8,7 +8,7 @@ the cue fewest arcs away from the value claims it, within ``max_distance``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scrubber.detectors.grammar.rules import Grammar
@@ -58,6 +58,9 @@ def tree_claims(
             ones = [t.lower_ in ("one", "ones") for t in doc]
             qual_cues = [c for c in s.cues if c.qualifier]
             quals = [index[t] for c in qual_cues for t in range(c.first, c.last + 1)]
+            # "my new card is ..., the old one ending 0036": the one a qualifier hangs on
+            # stands for the noun of the entity cue before it, however far the tree puts them.
+            before = _antecedents(grammar, s, index, [heads[q] for q in quals if ones[heads[q]]])
             for v in s.pending:
                 best: tuple[int, int] | None = None
                 claim: Cue | None = None
@@ -75,7 +78,13 @@ def tree_claims(
                         q
                         for q in quals
                         if min(_distance(heads, q, n) for n in nodes) <= 2
-                        or (ones[heads[q]] and min(_distance(heads, heads[q], n) for n in nodes) <= 2)
+                        or (
+                            ones[heads[q]]
+                            and (
+                                before.get(heads[q]) is c
+                                or min(_distance(heads, heads[q], n) for n in nodes) <= 2
+                            )
+                        )
                     ]
                     nodes += [
                         index[t]
@@ -89,6 +98,20 @@ def tree_claims(
                         best, claim = key, c
                 near = claim is not None and best is not None and best[0] <= grammar.max_distance
                 out.append((s, v, claim if near else None))
+    return out
+
+
+def _antecedents(grammar: Grammar, s: Sentence, index: Sequence[int], ones: Iterable[int]) -> dict[int, Cue]:
+    """For each word "one" (by its word index) the entity cue it stands for: the last one before
+    it in the sentence, if every entity cue before it names the same kind of value ("the card
+    ..., the old one", not "my phone and my card ..., the one")."""
+    out: dict[int, Cue] = {}
+    for one in ones:
+        named = [
+            c for c in s.cues if c.lists & grammar.entity_lists and not c.qualifier and index[c.last] < one
+        ]
+        if named and len({c.lists & grammar.entity_lists for c in named}) == 1:
+            out[one] = named[-1]
     return out
 
 

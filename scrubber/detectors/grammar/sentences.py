@@ -598,20 +598,33 @@ class SentenceReader:
         """The cue right before ``v``, with only link words, qualifiers and punctuation between;
         the qualifiers passed go to ``crossed``."""
         cue_at = self._cue_at(s)
+        g = self.grammar
         i = v.first - 1
+        # A qualifier after a comma, read back past the comma: "the card used for the booking,
+        # ending 6354" says what ends, but not by the word before the comma.
+        aside = False
+        qualified = False
         while i >= 0:
             cue = cue_at.get(i)
             if cue is not None:
-                if cue.lists & (self.grammar.entity_lists | self.grammar.blockers):
+                if cue.lists & g.entity_lists:
                     return cue
+                if cue.lists & g.blockers:
+                    # ... so a blocker there ("booking") does not claim the value: the tree says
+                    # which noun the qualifier's phrase hangs on.
+                    return None if aside else cue
                 if cue.qualifier or not cue.lists:
-                    if cue.qualifier and crossed is not None:
-                        crossed.append(cue)
+                    if cue.qualifier:
+                        qualified = True
+                        if crossed is not None:
+                            crossed.append(cue)
                     i = cue.first - 1
                     continue
                 return None
-            if s.tokens[i].text.lower() not in self.grammar.links:
+            word = s.tokens[i].text.lower()
+            if word not in g.links:
                 return None
+            aside = aside or (qualified and word == ",")
             i -= 1
         return None
 
