@@ -149,11 +149,18 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d|\s+[-–—]\s)"
     # A house number is never "0" nor two digits starting with 0 ("00 AM", "07"), nor follows
     # "digit:" (a time: "11:00"); three digits or more may start with 0 ("0219 Michael Burg").
-    house = r"(?<!\d:)(?!0\d?(?!\d))\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
+    # A flat's number may come first, with a slash: "10/235 Karaka Street" (Australia, New Zealand).
+    house = r"(?<!\d:)(?!0\d?(?!\d))(?:\d{1,4}[A-Za-z]?/(?!0\d?(?!\d)))?\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
     # A unit after a street with the number last: "Apt 3", or a Spanish floor and door
     # ("Calle Mayor 12, 3º B", "2º izq.").
+    # A floor written as a number with a dot and a side or a floor word after a comma: Danish
+    # "5. mf" / "2. th" / "st. tv", German "3. OG" / "2. Stock", French "4e étage".
+    floor = (
+        r"(?:\d{1,2}\.|st\.)\s?(?i:th|tv|mf|og|eg|dg|stock|etage|étage)\b\.?"
+        r"|\d{1,2}(?:e|er|ème)\s(?i:étage|etage)\b"
+    )
     unit_after = (
-        rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b"
+        rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b|{floor}"
         r"|\d{1,2}\s?[º°ª](?:\s?(?:\d{1,2}\s?[ºª°]|[A-Z]\b|(?i:izq(?:da|uierda)?|dcha|dch|derecha|centro)\b\.?))?))?"
     )
     number_last = r"(?!0)\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?\b"
@@ -190,8 +197,8 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         rf")"
         rf"(?:\s+(?i:{direction})\b\.?)?"
         rf"(?:,?\s+(?:(?i:{unit})\.?\s*#?\s*[A-Za-z0-9][A-Za-z0-9-]{{0,5}}\b"
-        # ... or a floor given as an ordinal: "350 Fifth Avenue, 34th Floor".
-        rf"|\d{{1,3}}(?i:st|nd|rd|th)\s+(?i:floor|fl)\b\.?))?"
+        # ... or a floor given as an ordinal: "350 Fifth Avenue, 34th Floor", or "5. mf".
+        rf"|\d{{1,3}}(?i:st|nd|rd|th)\s+(?i:floor|fl)\b\.?|{floor}))?"
     )
     first = (
         # At the start of the text or of a line, or after a space: the fast test looks for the
@@ -202,8 +209,12 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         rf"(?i:{alt['po_boxes']})\s*#?\s*\d{{1,6}}\b(?![.,]\d)"
         # "Broadway 1500"; "Via Roma 5", "Rue des Lilas 12, Paris"; the type capitalised unless
         # the line is lower case.
-        rf"|(?=\p{{Lu}})(?:(?i:{alt['named_streets']})|(?i:{alt['streets_first']})\.?\s+{after_type}),?"
-        rf"\s+{number_last}{end}{unit_after}"
+        # A type abbreviated with a dot may be in lower case before a capitalised name, as
+        # Polish streets are written: "ul. Długa 5", "al. Jerozolimskie 65".
+        rf"|(?=\p{{Lu}}|(?i:{alt['streets_first']})\.\s+\p{{Lu}})"
+        rf"(?:(?i:{alt['named_streets']})|(?i:{alt['streets_first']})\.?\s+{after_type}),?"
+        # A number with a flat's after a slash ("ul. Zaułek 48/40") says enough: any word may follow.
+        rf"\s+(?:(?!0)\d{{1,5}}[A-Za-z]?/\d{{1,4}}[A-Za-z]?\b(?![/-]\d)|{number_last}{end}){unit_after}"
         rf")"
     )
     try:
@@ -286,7 +297,11 @@ def _prefilters(
     words = _literal_trie(both)
     ascii_words = _literal_trie([w for w in both if w.isascii() or _folds_to_ascii(w)])
     # The look-behind comes after the first digit, so that the search skips to digits in C.
-    number = rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?(?:-{_DIGIT}{{1,4}})?,?\s"
+    # A flat's number and a slash may come first ("4/118 Ponsonby Road").
+    number = (
+        rf"{_DIGIT}(?<!{_NOT_BEFORE}[\s\S]){_DIGIT}{{0,5}}[A-Za-z]?"
+        rf"(?:/{_DIGIT}{{1,6}}[A-Za-z]?)?(?:-{_DIGIT}{{1,4}})?,?\s"
+    )
     # The first word of a unit written before the number: a match that starts there has it.
     unit = _literal_trie(sorted({w.split()[0] for w in lists["units_before"]}))
     return (

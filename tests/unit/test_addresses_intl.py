@@ -50,6 +50,14 @@ POSITIVE = [
     "[[Glorieta de Bilbao 5]], Madrid",
     "[[Passeig de Gràcia 43]], Barcelona",
     "[[Plaza Mayor 7, 2º B]]",
+    # Polish types abbreviated in lower case, a flat after a slash; a flat's word after the street.
+    "kurier zostawił paczkę pod [[ul. Piękna 17/3]] wczoraj",
+    "[[ul. Słoneczna 8]], Kraków",
+    "the invoice says [[28 boulevard Haussmann, app. 4]], Paris",
+    "[[Avenue Louise 54, bte 7]], Bruxelles",
+    "she moved to [[17 Kelburn Parade, Flat 3A]] last month",
+    # A flat's number, a slash, then the house number: Australia and New Zealand.
+    "post it to [[4/118 Ponsonby Road]], Auckland",
 ]
 
 
@@ -80,6 +88,10 @@ NEGATIVE = [
     "meet me at the Plaza Hotel at 5",
     "Ronda played 3 sets",
     "I practise piano 3 times a week",
+    # Lower case before a dot: an abbreviation that is no street type.
+    '"Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:126.0)"',
+    "as Nowak et al. Nature 2019 showed",
+    "the ratio was 3/4 Main results below",
 ]
 
 

@@ -55,6 +55,10 @@ ADDRESSES = [
     # the end of a question or an exclamation ends the street as a full stop does
     ("is yours the one at Anna-Seghers-Allee 31/16?", "Anna-Seghers-Allee 31/16"),
     ("Welcome to your new home at Lindenstraße 42! The keys are ready", "Lindenstraße 42"),
+    # The floor and side of a flat, or a flat's number, after the house number.
+    ("Min adresse er Vesterbrogade 114, 3. tv, 1620 København", "Vesterbrogade 114, 3. tv"),
+    ("Ny adress: Sveavägen 20, lgh 1204, Stockholm", "Sveavägen 20, lgh 1204"),
+    ("Lieferung an Bergstraße 7, 2. OG. Danke!", "Bergstraße 7, 2. OG"),
 ]
 
 NOT_ADDRESSES = [
