@@ -57,6 +57,8 @@ SPELLED: dict[str, str] = {
     "eight": "8",
     "nine": "9",
 }
+# Said before a digit, it says the digit twice or three times: "double two", "triple seven".
+_REPEATS = {"double": 2, "triple": 3}
 # A masked number, "•••• 4258", "…6029", "x8335", "###-##-8128": a fragment shown on purpose.
 MASK_HINT = regex.compile(r"(?:[•…]|(?<![\w])[xX*#]{1,4}[\s-]?(?=\d)|[xX*#]{3})[\s-]?\d{2}")
 # Something that could be a value: a digit, or a digit spelled out as a whole word.
@@ -300,6 +302,16 @@ def _spelled(t: str) -> str | None:
     return SPELLED.get(t.lower()) if len(t) <= 5 else None
 
 
+def _repeated(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> str | None:
+    """The digits of "double two" or "triple 7" at ``tokens[at]``, else None."""
+    times = _REPEATS.get(tokens[at].text.lower()) if len(tokens[at].text) == 6 else None
+    if times is None or at + 1 >= len(tokens) or at + 1 in stop or not tokens[at].space:
+        return None
+    nxt = tokens[at + 1].text
+    one = _spelled(nxt) if not nxt.isdigit() else (nxt if len(nxt) == 1 and nxt.isascii() else None)
+    return one * times if one is not None else None
+
+
 def _one_digit_after_gap(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> bool:
     """Whether ``tokens[at]`` is a dash between digits said one by one: a digit, typed or
     spelled, follows it. Not a comma: "options 1, 2, 3, 4" is a list."""
@@ -346,6 +358,7 @@ def values(
             t[0] not in MASK_START
             and t[-1] not in _NUMBER_END
             and (len(t) > 5 or t.lower() not in SPELLED)
+            and (len(t) != 6 or t.lower() not in _REPEATS)
             and (not alnum or len(t) < 5 or t.isalpha() or not t.isascii() or not _alnum_like(t))
         ):
             i += 1
@@ -410,9 +423,11 @@ def values(
             i = j + 1
             continue
         word = SPELLED.get(t.lower()) if len(t) <= 5 else None  # as _spelled, inline
+        j = i
+        if word is None and not masked and (word := _repeated(tokens, i, skip)) is not None:
+            j = i + 1  # "double two ...": the run starts with a repeated digit
         if word is not None and not masked:
             digits = word
-            j = i
             while j + 1 < n and j + 1 not in skip:
                 nxt = tokens[j + 1].text
                 one = _number(nxt)
@@ -422,6 +437,9 @@ def values(
                     j += 1
                 elif nxt in _SPELLED_GAP and j + 2 < n and _spelled(tokens[j + 2].text) is not None:
                     j += 1
+                elif (twice := _repeated(tokens, j + 1, skip)) is not None and tokens[j].space:
+                    digits += twice
+                    j += 2
                 else:
                     break
             if len(digits) >= 3:

@@ -95,6 +95,19 @@ POSITIVE = [
         "Clerk: What's the postal code there?\nGuest: [[853]]\nClerk: mm-hm, and then?\nGuest: [[01]]",
     ),
     ("US_SSN", "Rep: Could I have your social?\nMember: [[412 55]]... one sec, my glasses... [[7821]]"),
+    # ... asked for part by part; the last part is a last four on its own too.
+    (
+        "US_SSN",
+        "Clerk: I need the social. Give me the first three digits?\nApplicant: [[219]]\n"
+        "Clerk: then the middle two?\nApplicant: [[04]]\nClerk: and the last four?\nApplicant: [[7731]]",
+    ),
+    # ... in one reply, with words between the parts.
+    ("PHONE_NUMBER", "Host: and a number we can call?\nGuest: [[415 867]], umm, hold on, [[5309]]"),
+    # Digits said twice or three times: "double", "triple".
+    (
+        "PHONE_NUMBER",
+        "Rep: your mobile, please?\nCaller: [[oh seven seven double zero nine triple one two three]]",
+    ),
     # A fragment pointed at by "one", with the card named earlier in the sentence.
     ("CREDIT_CARD", "my new card is 4111 1111 1111 1111, but the old one ending [[5108]] is still charged"),
     # A qualifier after a comma reads back past the noun before it: the card is what ends.
@@ -147,6 +160,11 @@ NEGATIVE = [
     # ... but a long reply without one is a story with a number in it.
     "Agent: Which account should the direct debit come from?\n"
     "Customer: 7477 people were at the concert and the rest of them left before it ended",
+    # A whole value and a count after it are no parts of one value.
+    "Agent: And the best number to reach her?\nCustomer: [[+1 415 867 5309]], she's free after 6",
+    # Numbers with another number between them that answers nothing are no parts of one value.
+    "Rep: what's the best phone number for you?\nCaller: the refund for RMA 6653142 is late.\n"
+    "Caller: Order #829972046 shows label created.\nCaller: it says error 551 again.",
     # Parts whose digits together make no value asked for: a ZIP code is five digits.
     "Agent: what's your zip?\nCustomer: 94... no wait... 12",
     "Agent: what's your SSN?\nCaller: 12, I think... maybe 34",
@@ -169,6 +187,13 @@ def test_digits_said_one_by_one_in_groups_are_one_value() -> None:
     text = "Guest: 1 1 4 - 1 2 - 6 1 4 3 ok"
     (v,) = values(tokenize(text))
     assert (v.digits, text[v.start : v.end]) == ("114126143", "1 1 4 - 1 2 - 6 1 4 3")
+
+
+def test_double_and_triple_say_a_digit_twice_and_three_times() -> None:
+    (v,) = values(tokenize("it's double seven four triple oh one"))
+    assert (v.digits, v.spelled) == ("7740001", True)
+    # Not before a digit: a word like any other.
+    assert values(tokenize("a double shot and a triple check")) == []
 
 
 def test_typed_groups_go_on_with_three_spelled_digits_or_more() -> None:

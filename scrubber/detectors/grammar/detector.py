@@ -103,8 +103,10 @@ class GrammarDetector:
             starts = frozenset(ctx.starts.union(f.start for f in known))
             sentences, replies = self.reader.read(i, text, hits, skip, starts, ctx)
             if replies:
+                # A reply with other numbers in it ("06 59 9, sorry, 59 54 3") counts only as parts.
                 taken = [
-                    self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i]) for r in replies
+                    not r.part and self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
+                    for r in replies
                 ]
                 self._emit_parts(text, memo, replies, taken, out[i])
             self.stats["sentences"] += len(sentences)
@@ -182,25 +184,55 @@ class GrammarDetector:
     def _emit_parts(
         self, text: str, memo: Memo, replies: Sequence[Reply], taken: Sequence[bool], out: list[Finding]
     ) -> None:
-        """Replies to one request that no rule takes one by one, but together: a value read out
-        in parts, with words between ("5 7 8... sorry, hold on... 1 6" for a ZIP code; "941"
-        then, asked "and the rest?", "05"). Their digits, joined in order, must make a value
+        """Replies to one request that together give one value read out in parts, with words
+        or turns between them ("5 7 8... sorry, hold on... 1 6" for a ZIP code; "941" then,
+        asked "and the rest?", "05"; "First three?" / "103" / "Next two?" / "06" / "And the
+        last four" / "1790" for a social). Their digits, joined in order, must make a value
         that a shape of the request's rules accepts as it stands (a ZIP code's five digits, a
-        phone number libphonenumber calls valid); then each part is that entity."""
-        run: list[Reply] = []
-        for reply, took in zip((*replies, None), (*taken, True), strict=True):
-            if reply is not None and not took and (not run or reply.cue is run[0].cue):
-                run.append(reply)
-                if len(run) <= REPLY_PARTS:
-                    continue
-            if 1 < len(run) <= REPLY_PARTS:
-                self._emit_run(text, memo, run, out)
-            run = [reply] if reply is not None and not took else []
+        social the SSA could issue, a phone number libphonenumber calls valid); then each part
+        is that entity. Of the replies in a row to one request, the longest such run from each
+        reply on is taken (``REPLY_PARTS`` parts at most), if a part of it is no finding yet."""
+        n = len(replies)
+        # A value whole on its own is no part of another ("+234 803 417 2290, free after 6").
+        whole = [self._whole(text, memo, r) for r in replies]
+        first = 0
+        while first < n:
+            last = first + 1
+            while (
+                last < n
+                and replies[last].cue is replies[first].cue
+                and replies[last].run == replies[first].run
+            ):
+                last += 1
+            at = first
+            while at < last - 1:
+                for size in range(min(REPLY_PARTS, last - at), 1, -1):
+                    window = replies[at : at + size]
+                    if (
+                        not all(taken[at : at + size])
+                        and not any(whole[at : at + size])
+                        and self._emit_run(text, memo, window, out)
+                    ):
+                        at += size - 1
+                        break
+                at += 1
+            first = last
 
-    def _emit_run(self, text: str, memo: Memo, run: Sequence[Reply], out: list[Finding]) -> None:
+    def _whole(self, text: str, memo: Memo, reply: Reply) -> bool:
+        """Whether a reply's value is a whole value of the kind asked for, no fragment."""
+        v, lists = reply.value, reply.cue.lists
+        return any(
+            not shape.fragment and shape.accepts(v, text, False, memo)
+            for rule in self.grammar.rules
+            if rule.cues & lists
+            for shape in rule.shapes
+        )
+
+    def _emit_run(self, text: str, memo: Memo, run: Sequence[Reply], out: list[Finding]) -> bool:
         parts = [r.value for r in run]
-        if any(v.masked or v.alnum or v.ext for v in parts):
-            return
+        # A part is two digits at least: one digit in a reply is a count, a step, a choice.
+        if any(v.masked or v.alnum or v.ext or len(v.digits) < 2 for v in parts):
+            return False
         # The parts as one value read out digit by digit: its digits are what it says, and
         # what stands between the parts is no part of it.
         whole = Value(
@@ -213,14 +245,19 @@ class GrammarDetector:
             False,
         )
         cue = run[0].cue
-        fragment = any(r.fragment for r in run)
+        # The parts make a whole value, not a fragment: four numbers in a row ("Step 1 is done.
+        # Step 2 ...") would make any last four.
         for rule in self.grammar.rules:
             if not rule.cues & cue.lists:
                 continue
-            if any(shape.spelled and shape.accepts(whole, text, fragment, memo) for shape in rule.shapes):
+            if any(
+                shape.spelled and not shape.fragment and shape.accepts(whole, text, False, memo)
+                for shape in rule.shapes
+            ):
                 score = rule.score - REPLY_PENALTY
                 out.extend(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}") for v in parts)
-                return
+                return True
+        return False
 
     def _unclaim(self, s: Sentence, v: Value, cue: Cue, *, adjacent: bool) -> None:
         """A value that its cue's rules do not take is free for the masked rules, unless a

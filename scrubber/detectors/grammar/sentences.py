@@ -111,6 +111,12 @@ class Reply:
     fragment: bool
     value: Value
     cue: Cue
+    # One of several numbers of a reply that differ ("06 59 9, sorry, 59 54 3"): only a part of
+    # a value read out in parts (GrammarDetector._emit_parts), never a value of its own.
+    part: bool = False
+    # Replies with no other number read between them share a run: only they may be the parts
+    # of one value ("Order 829972046 shipped." between two replies ends the run).
+    run: int = 0
 
 
 class SentenceReader:
@@ -183,6 +189,7 @@ class SentenceReader:
         pos = 0
         read = 0  # sentences read, for the deadline's checks (with ``ctx``) and the carry's reach
         asked_at = topic_at = -1  # the sentence that set ``request``, and ``topic``
+        run = 0  # goes up with every sentence with a number that is no reply (see Reply.run)
         for line_no, line in enumerate(text.split("\n")):
             if request is not None and line_no - request[0] > g.carry_lines:
                 request = None
@@ -259,14 +266,17 @@ class SentenceReader:
                         request = None if ends else request
                     # A value an earlier scrub masked was given: "use [PHONE_NUMBER]" asks nothing.
                     if asked is not None and g.carry_lines and not placeholders(text[s:e]):
+                        if request is None or request[1].cue is not asked.cue:
+                            run += 1  # a new request; "and the rest?" goes on with the same
                         request, asked_at = (line_no, asked), read
                     continue
                 qualified = any(c.qualifier for c in cues)
                 sentence = Sentence(index, line_no, tokens, cues, vals, qualified)
-                if request is not None and self._reply(sentence):
+                if request is not None and self._reply(sentence, parts=True):
                     asked = request[1]
                     # "it's the one ending 4668": a qualifier in the reply makes it a fragment.
-                    replies.extend(Reply(asked.fragment or qualified, v, asked.cue) for v in vals)
+                    part = any(v.digits != vals[0].digits for v in vals[1:])
+                    replies.extend(Reply(asked.fragment or qualified, v, asked.cue, part, run) for v in vals)
                     continue
                 if before is not None and qualified and len(vals) == 1 and self._points_back(sentence):
                     named = self._topic(text, before, labels)
@@ -276,6 +286,7 @@ class SentenceReader:
                         replies.append(Reply(True, vals[0], named))
                         continue
                 found.append(sentence)
+                run += 1
             pos += len(line) + 1
         return found, replies
 
@@ -434,16 +445,20 @@ class SentenceReader:
         cue = min(named, key=lambda c: min(abs(c.first - q.first) for q in quals))
         return Request(cue, True)
 
-    def _reply(self, s: Sentence, room: int = 1, kinds: frozenset[str] = frozenset()) -> bool:
+    def _reply(
+        self, s: Sentence, room: int = 1, kinds: frozenset[str] = frozenset(), *, parts: bool = False
+    ) -> bool:
         """A reply: short (``room`` times ``carry_max_tokens``, twice that with a qualifier
         a few tokens from the number), with one number in it (said
         once, or said and typed: "nine one seven, four four two ... I mean 917-442-...") and no
         cue of its own (a speaker's label that happens to be a cue word, "Client: 0262", names
         no value, nor does a qualifier alone, "it's the one ending 4668": they do not count,
-        nor do cues of the entity lists ``kinds``, those of the value asked for)."""
+        nor do cues of the entity lists ``kinds``, those of the value asked for). With
+        ``parts``, numbers that differ may stand in it: the parts of one value ("06 59 9,
+        sorry, 59 54 3")."""
         named = self.grammar.entity_lists
         first = s.values[0]
-        if any(v.digits != first.digits for v in s.values[1:]):
+        if not parts and any(v.digits != first.digits for v in s.values[1:]):
             return False
         # The value's own words do not make a reply long ("four one one one, one one one one, ...").
         words = len(s.tokens) - sum(v.last - v.first for v in s.values)
