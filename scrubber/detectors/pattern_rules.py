@@ -177,6 +177,10 @@ class PatternRule:
     # How many lines after a line that asks for a value (a cue of ``requires``, no value) a
     # short reply may give it (see ``PatternDetector._answers``).
     answer_lines: int = 0
+    # With ``answer_lines``: the value comes only in replies, maybe in parts, one a line ("7
+    # October" / "and the year?" / "1951"); cues of these lists may stand in a reply ("the
+    # month is August", "year 1997"). None: the rule also matches by its cues, one reply.
+    answer_parts: frozenset[str] | None = None
     # The lists whose cue raises the score (``raise`` and ``requires``), worked out once: a
     # union of two sets is a new set, and ``_judge`` asks for it on every value it scores.
     raised_by: frozenset[str] = frozenset()
@@ -216,6 +220,7 @@ _KEYS_OPTIONAL = {
     "gate",
     "anchored",
     "answer_lines",
+    "answer_parts",
     "rescan",
 }
 
@@ -300,6 +305,9 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
     answer_lines = number("answer_lines", 0)
     if answer_lines and not requires:
         raise fail("answer_lines needs requires")
+    answer_parts = lists("answer_parts") if "answer_parts" in node else None
+    if answer_parts is not None and not answer_lines:
+        raise fail("answer_parts needs answer_lines")
     raise_lists, lower_lists = lists("raise"), lists("lower")
     used = raise_lists | lower_lists | requires
     source = str(node["regex"])
@@ -332,6 +340,7 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
         reach=reach,
         value_group="v" if "v" in pattern.groupindex else 0,
         answer_lines=answer_lines,
+        answer_parts=answer_parts,
         raised_by=raise_lists | requires,
         read_lists=used,
         rescan=rescan,

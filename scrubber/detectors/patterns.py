@@ -38,6 +38,8 @@ _NONE: frozenset[int] = frozenset()
 # A reply line (see ``PatternDetector._answers``): at most this many words after its speaker
 # label ("Customer:", "Rep (Ana):", "> Caller:"), the value's words included.
 ANSWER_MAX_WORDS = 10
+# A value given in parts in replies (``answer_parts``) has this many at most: day, month, year.
+ANSWER_PARTS = 3
 # A speaker label: a few words, no digit first, then a colon and a blank. Bounded: linear.
 _SPEAKER = re.compile(r"[ \t>]*[^\W\d][\w .'()-]{0,30}?:[ \t]")
 # A line that asks for a value: a question, a request ("Please enter the routing number",
@@ -305,10 +307,12 @@ class PatternDetector:
         text = doc.text
         if rule.answer_lines and "\n" in text:
             first = len(out)
-            self._scan_cued(rule, doc, out, timeout, start, found)
+            if rule.answer_parts is None:
+                self._scan_cued(rule, doc, out, timeout, start, found)
             self._answers(rule, doc, out, first, timeout)
             return
-        self._scan_cued(rule, doc, out, timeout, start, found)
+        if rule.answer_parts is None:
+            self._scan_cued(rule, doc, out, timeout, start, found)
 
     def _scan_cued(
         self,
@@ -395,6 +399,11 @@ class PatternDetector:
         reply; a line with more than one value answers nothing, nor does one that holds a
         placeholder of an earlier scrub (it held another value: a record). Runs only on texts
         with a required cue and a line break.
+
+        A rule with ``answer_parts`` takes a value given in parts, a part a line ("Caller: 7
+        October" / "Agent: and the year?" / "Caller: 1951"): a part does not end the reach but
+        starts it anew, three parts at most; cues of the lists ``answer_parts`` may stand in a
+        reply ("the month is August", "year 1997").
         """
         text = doc.text
         size = len(text)
@@ -417,6 +426,8 @@ class PatternDetector:
                 if placeholders(asked):
                     continue  # ... masked by an earlier scrub ("DOB: [DATE_OF_BIRTH]")
             pos, left = line_end + 1, rule.answer_lines
+            parts = 0
+            stops = cues.lists if rule.answer_parts is None else cues.lists - rule.answer_parts
             while left and pos < size:
                 end = text.find("\n", pos)
                 if end < 0:
@@ -435,7 +446,7 @@ class PatternDetector:
                     len(words.split()) > ANSWER_MAX_WORDS
                     or "=" in words
                     or (("[" in words or "<" in words) and placeholders(words))
-                    or cues.first_after(cues.lists, said, end) >= 0
+                    or cues.first_after(stops, said, end) >= 0
                     or (said > pos and cues.first_after(rule.read_lists, pos, said) >= 0)
                 ):
                     break
@@ -449,7 +460,10 @@ class PatternDetector:
                     # its header, "E95108,Quintero,1942-11-10,2018-09-20"), no reply.
                     if len(given) == 1:
                         out.append(given[0])
-                    break
+                    parts += 1
+                    if rule.answer_parts is None or len(given) > 1 or parts == ANSWER_PARTS:
+                        break
+                    left = rule.answer_lines
                 pos = end + 1
 
     @staticmethod

@@ -51,6 +51,7 @@ FORMATS = [
     ("birthday: May twelfth, 1990", "May twelfth, 1990"),
     ("DOB May 3, 85", "May 3, 85"),
     ("SELECT id FROM members WHERE dob = '1971-04-30'", "1971-04-30"),
+    ("Paul Martin, né(e) le 14.07.1988 à Lyon", "14.07.1988"),
     # A few words or a format hint between the cue and the value.
     ("date of birth (as printed on the ID card): 4/12/1986", "4/12/1986"),
 ]
@@ -84,6 +85,43 @@ ANSWERS = [
 @pytest.mark.parametrize(("text", "values"), ANSWERS, ids=[t[:50] for t, _ in ANSWERS])
 def test_reply_to_a_question_for_a_birth_date(text: str, values: list[str]) -> None:
     assert found(text) == values
+
+
+# A date of birth given in parts, a part a line (answer_parts): each part is one.
+ANSWERS_IN_PARTS = [
+    ("Clerk: your date of birth?\nGuest: 30 June\nClerk: and which year?\nGuest: 1971", ["30 June", "1971"]),
+    (
+        "Nurse: DOB please\nPatient: march 9th\nNurse: year?\nPatient: nineteen fifty-eight",
+        ["march 9th", "nineteen fifty-eight"],
+    ),
+    (
+        "Agent: the account holder's birthdate?\nAmir (caller): the month is May\nAmir (caller): day 21\n"
+        "Amir (caller): year 1988 I think",
+        ["May", "21", "1988"],
+    ),
+    ("> When were you born?\n2 September\n\n> And the year?\n2003, why?", ["2 September", "2003"]),
+]
+
+
+@pytest.mark.parametrize(("text", "values"), ANSWERS_IN_PARTS, ids=[t[:50] for t, _ in ANSWERS_IN_PARTS])
+def test_a_date_of_birth_given_in_parts(text: str, values: list[str]) -> None:
+    assert found(text) == values
+
+
+NOT_IN_PARTS = [
+    # Only in replies: a year by a birth word in a sentence is no more than a year.
+    "I was born in 1962 and moved here in 1990",
+    "my birthday is in May",
+    # Not a date: "may" as a verb, a count, a time.
+    "Agent: date of birth please?\nCaller: may I ask why you need it?",
+    "Agent: and your DOB?\nCustomer: hold on, 2 minutes",
+    "Agent: date of birth?\nCustomer: I'll call back at 10 30",
+]
+
+
+@pytest.mark.parametrize("text", NOT_IN_PARTS, ids=[t[:50] for t in NOT_IN_PARTS])
+def test_no_parts_of_a_date_of_birth(text: str) -> None:
+    assert found(text) == []
 
 
 NOT_ANSWERS = [
@@ -167,6 +205,18 @@ def test_a_birth_date_must_be_a_year_old() -> None:
 )
 def test_date_validator(value: str, ok: bool) -> None:
     assert (dates.date(value, Memo()) == len(value)) is ok
+
+
+def test_answer_parts_needs_answer_lines(tmp_path: Path) -> None:
+    cues = load_cues(grammar_dir() / "cues.yaml")
+    rules = tmp_path / "patterns.yaml"
+    rules.write_text(
+        "patterns:\n  - name: x\n    entity: DATE_OF_BIRTH\n    regex: '\\d{4}'\n"
+        "    score: 0.5\n    requires: [birth]\n    answer_parts: [month]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RuleError, match="answer_parts needs answer_lines"):
+        load_patterns(rules, cues)
 
 
 def test_answer_lines_needs_requires(tmp_path: Path) -> None:
