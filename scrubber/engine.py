@@ -12,6 +12,7 @@ import regex
 from scrubber import invisible
 from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext, TimeBudgetExceeded
 from scrubber.detectors.patterns import RegexTimeout
+from scrubber.detectors.tokens import number_like, tokenize, values
 from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy, ip_networks
 from scrubber.findings import Finding, rank, resolve
@@ -22,6 +23,16 @@ DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # A value found once is masked wherever else it stands in the same message, but only values
 # long enough that a repeat is not a coincidence.
 MIN_REPEAT_CHARS = 4
+# A value of these kinds is its digits: said back in part on one of the next few lines ("my
+# cell is 9346317363" / "So that's nine three four, six three one, ending 7363?"), its first
+# or last digits are the value too (_echoes): five at least, or the last four after a word that
+# says so ("ending 7363", "last four 7363"): four digits alone agree by chance too often.
+ECHO_LAST = frozenset({"ending", "ends", "end", "in", "last", "four", "4"})
+ECHO_ENTITIES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "BANK_ACCOUNT"})
+ECHO_WHOLE_DIGITS = 7
+ECHO_LINES = 4
+ECHO_LINE_CHARS = 300
+_YEAR = regex.compile(r"(?:19|20)\d\d")
 # A message through every detector family, the grammar's parser included (its last sentence has
 # a value no cue next to it explains): what detectors load on first use, warm_up loads.
 # Its last sentence needs the parser: no cue stands right by 6789, and the cue is more words
@@ -245,6 +256,8 @@ class Scrubber:
             return ScrubResult(text, ())
         resolved = resolve(kept)
         repeats = _repeats(text, resolved)
+        if "\n" in text:
+            repeats += _echoes(text, resolved)
         if repeats:  # else resolving again would give ``resolved`` back: it is disjoint and sorted
             resolved = resolve([*resolved, *repeats])
         resolved = _consistent(text, resolved)
@@ -414,6 +427,48 @@ def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
         end = at + len(value)
         if at != f.start and not _word_char(text, at - 1) and not _word_char(text, end):
             out.append(Finding(at, end, f.entity, f.score, "repeat"))
+    return out
+
+
+def _echoes(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """The first or last digits of a value of ``ECHO_ENTITIES`` said back on one of the
+    ``ECHO_LINES`` lines after its own (a read-back, "ending 7363?"), as findings of its entity:
+    five digits or more, typed or in words, or the last four after a word of ``ECHO_LAST``
+    unless they read as a year."""
+    wholes: list[tuple[str, Finding]] = []
+    for f in findings:
+        if f.entity in ECHO_ENTITIES:
+            digits = "".join(c for c in text[f.start : f.end] if c.isdigit())
+            if len(digits) >= ECHO_WHOLE_DIGITS:
+                wholes.append((digits, f))
+    if not wholes:
+        return []
+    out: list[Finding] = []
+    for digits, f in wholes:
+        start = text.find("\n", f.end)
+        for _ in range(ECHO_LINES):
+            if start < 0:
+                break
+            start += 1
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            if end - start <= ECHO_LINE_CHARS and number_like(text, start, end):
+                tokens = tokenize(text, start, end)
+                for v in values(tokens):
+                    said = v.digits
+                    if v.masked or v.alnum or said == digits or len(said) < 4:
+                        continue
+                    if not (digits.endswith(said) or (len(said) >= 5 and digits.startswith(said))):
+                        continue
+                    if len(said) == 4 and (
+                        _YEAR.fullmatch(said)
+                        or v.first == 0
+                        or tokens[v.first - 1].text.lower() not in ECHO_LAST
+                    ):
+                        continue
+                    if not any(g.start < v.end and v.start < g.end for g in findings):
+                        out.append(Finding(v.start, v.end, f.entity, f.score, "echo"))
+            start = end
     return out
 
 

@@ -183,7 +183,9 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         rf"(?<![\w.,/$£€-])"
         # A unit before the house number ("Flat 3, 27 Abbey Road"), or before a comma and the
         # street with no house number ("Studio 59, Taylor Islands").
-        rf"(?:{unit_lead},?\s+{house_part}|{unit_lead},\s+|{house_part})"
+        # ... or a unit word before a flat's number and a slash ("Unit 8/75 Waratah Esplanade").
+        rf"(?:{unit_lead},?\s+{house_part}|{unit_lead},\s+"
+        rf"|(?i:{alt['units_before']})\.?\s+(?=\d{{1,4}}[A-Za-z]?/\d){house_part}|{house_part})"
         rf"(?:(?i:{direction})\.?\s+)?"
         rf"(?:"
         # "2500 County Road 42"; with no name, a house number of two digits: "77 Highway 101 N".

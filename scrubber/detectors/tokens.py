@@ -234,6 +234,15 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
 
 def _peel(text: str, s: int, e: int, out: list[Token], space: bool) -> None:
     first, last = text[s], text[e - 1]
+    if first == "." and e - s > 2 and text[s + 1] == ".":
+        # Dots of a pause before a word ("...2 5", "..and"): a token of their own.
+        k = s + 2
+        while k < e and text[k] == ".":
+            k += 1
+        out.append(_token(Token, (text[s:k], s, k, space and k == e)))
+        if k < e:
+            _peel(text, k, e, out, space)
+        return
     if last in _NUMBER_END and (first in _NUMBER_START or first.isdecimal() or first >= _ASTRAL):
         chunk = text[s:e]
         if (chunk.isdigit() and chunk.isascii()) or (

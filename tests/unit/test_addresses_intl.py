@@ -58,6 +58,7 @@ POSITIVE = [
     "she moved to [[17 Kelburn Parade, Flat 3A]] last month",
     # A flat's number, a slash, then the house number: Australia and New Zealand.
     "post it to [[4/118 Ponsonby Road]], Auckland",
+    "Old address: [[Unit 3/41 Karori Road]], Wellington",
 ]
 
 

@@ -77,6 +77,30 @@ def test_a_repeat_inside_a_longer_token_is_another_value() -> None:
     assert result.text == "zip code [ZIP_CODE]; order 941056 shipped"
 
 
+def test_a_value_read_back_in_part_on_a_later_line_is_masked_too() -> None:
+    text = (
+        "Customer: best number is 312 555 0186\n"
+        "Agent: so that's three one two, five five five, and it ends 0186?\nCustomer: yes"
+    )
+    result = at_level(7).scrub(text)
+    assert [text[f.start : f.end] for f in result.findings] == [
+        "312 555 0186",
+        "three one two, five five five",
+        "0186",
+    ]
+    assert {f.entity for f in result.findings} == {"PHONE_NUMBER"}
+
+
+def test_four_digits_alone_or_a_year_are_no_read_back() -> None:
+    # The last four of a number again by chance, with no word that says "the end of it".
+    text = "Customer: best number is 312 555 2020\nAgent: your order 2020 and ticket 0186 are open"
+    assert at_level(7).scrub(text).text.count("[PHONE_NUMBER]") == 1
+    # Four digits that read as a year are none, even after "ending" (the grammar, which reads
+    # the sentence, may still take them: "the one ending 2020?" points back at the phone).
+    text = "Customer: best number is 312 555 2020\nAgent: noted, in 2020 I think"
+    assert at_level(7).scrub(text).text.count("[PHONE_NUMBER]") == 1
+
+
 @pytest.mark.parametrize("op", ["label", "mask", "hash", "remove"])
 def test_same_value_gets_the_same_replacement_under_every_operator(op: str) -> None:
     text = "ssn 536-22-8173 and again 536-22-8173"

@@ -95,6 +95,8 @@ POSITIVE = [
         "Clerk: What's the postal code there?\nGuest: [[853]]\nClerk: mm-hm, and then?\nGuest: [[01]]",
     ),
     ("US_SSN", "Rep: Could I have your social?\nMember: [[412 55]]... one sec, my glasses... [[7821]]"),
+    # ... the second part after dots glued to it.
+    ("ZIP_CODE", "Agent: and the zip code?\nCustomer: [[7 0 1]]\nCustomer: ...[[1 8]]"),
     # ... asked for part by part; the last part is a last four on its own too.
     (
         "US_SSN",

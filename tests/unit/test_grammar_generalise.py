@@ -93,6 +93,7 @@ POSITIVE = [
     ("IBAN", "my iban ends with [[1916]]"),
     ("DRIVER_LICENSE", "lic # [[B1234567]]"),
     ("DRIVER_LICENSE", "state ID number [[D7730412]]"),
+    ("DRIVER_LICENSE", "mi permiso de conducir es [[48213907K]], caduca en 2031"),
     ("US_SSN", "my ss number ends in [[5519]]"),
     ("CREDIT_CARD", "I used my debit ending with [[3018]]"),
 ]

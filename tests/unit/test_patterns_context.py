@@ -72,6 +72,14 @@ POSITIVE = [
     ("SECRET", "I reset my email password to Nimbus-33nimb yesterday", ["Nimbus-33nimb"]),
     ("SECRET", "the wifi password is P3pp3r82?", ["P3pp3r82?"]),
     ("SECRET", "my new password is now Harbor_77tern.", ["Harbor_77tern"]),
+    # ... as a reply that starts its line; a Kubernetes container's variable and its value.
+    ("SECRET", "guest wifi pw?\nTeal_Harbor_8812", ["Teal_Harbor_8812"]),
+    (
+        "SECRET",
+        "env:\n  - name: REDIS_PASSWORD\n    value: ivy-lantern-77\n  - name: PORT\n    value: '6379'",
+        ["ivy-lantern-77"],
+    ),
+    ("SECRET", '- name: "GITHUB_TOKEN"\n  value: "gh-tok-Walnut99"', ["gh-tok-Walnut99"]),
     # PASSPORT: national shapes, several values after one cue, a cue earlier on the line.
     ("PASSPORT", "I have an Indian passport, number J6603679", ["J6603679"]),
     ("PASSPORT", "their passports are 05IH84676 and 54EU80383", ["05IH84676", "54EU80383"]),
@@ -172,6 +180,11 @@ NEGATIVE = [
     ("SECRET", "password for user bob was changed"),
     ("SECRET", "can you reset my password please?"),
     ("SECRET", "what is the wifi password?? thanks!!"),
+    # A variable whose value is a reference or a placeholder, or whose name says no secret.
+    ("SECRET", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: pw}"),
+    ("SECRET", '- name: API_TOKEN\n  value: "${API_TOKEN}"'),
+    ("SECRET", "- name: LOG_LEVEL\n  value: debug-verbose-2"),
+    ("SECRET", "what's the wifi pw?\nno idea, ask Sam"),
     # PASSPORT: a reference nearer than the passport cue; digits alone far from the cue.
     ("PASSPORT", "passport office visit, order number A1234567"),
     ("PASSPORT", "passport photos ready, pick up with ticket AB123456"),
