@@ -57,6 +57,8 @@ SPELLED: dict[str, str] = {
     "eight": "8",
     "nine": "9",
 }
+# Dots glued before one or two digits: a pause ("...2 5"), see _peel.
+_PAUSED = re.compile(r"\.{2,}[0-9]{1,2}[.,;:!?]*")
 # Said before a digit, it says the digit twice or three times: "double two", "triple seven".
 _REPEATS = {"double": 2, "triple": 3}
 # A masked number, "•••• 4258", "…6029", "x8335", "###-##-8128": a fragment shown on purpose.
@@ -93,15 +95,18 @@ SPELLED_WORD = re.compile(
     + r")(?!\w)"
 )
 # Where a number token may stand (see number_stretches): a run of number characters that starts
-# a token and ends one. It starts at a word's start or after a cut character (or "=>"), behind any head
-# punctuation peeled off (the look-behinds, after the first character so that the search skips
-# in C to a digit, "+" or "("; more than one head character is let through whatever precedes
-# it). It ends before any tail punctuation and then whitespace, the end or a cut comma. The run
-# is taken whole (possessive), so a run the token would only be a part of is no match.
+# a token and ends one. It starts at a word's start or after a cut character (or "=>" or
+# ".."), behind any head punctuation peeled off (the look-behinds, after the first character
+# so that the search skips in C to a digit, "+" or "("; more than one head character is let
+# through whatever precedes it). It ends before any tail punctuation and then whitespace, the
+# end or a cut comma. The run is taken whole (possessive), so a run the token would only be a
+# part of is no match.
 _H = "[(\\[{\"'<«“‘¿¡*]"
 _NUMBER_RUN = re.compile(
     r"[+(\d\U00010000-\U0010ffff]"
-    rf"(?:(?<![\s\S]{{2}})|(?<=[\s=:#,].)|(?<=^{_H}.)|(?<=[\s=:#,]{_H}.)|(?<={_H}{_H}.)|(?<==>.)|(?<==>{_H}.))"
+    rf"(?:(?<![\s\S]{{2}})|(?<=[\s=:#,].)|(?<=^{_H}.)|(?<=[\s=:#,]{_H}.)|(?<={_H}{_H}.)|(?<==>.)|(?<==>{_H}.)"
+    # ... or after the dots of a pause ("...2 5", see _peel).
+    r"|(?<=\.\..))"
     r"[\d().\-/+\U00010000-\U0010ffff]*+"
     r"(?=[.,;:!?)\]}\"'>»”’…\-]*(?:\s|\Z|,))"
 )
@@ -234,14 +239,15 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
 
 def _peel(text: str, s: int, e: int, out: list[Token], space: bool) -> None:
     first, last = text[s], text[e - 1]
-    if first == "." and e - s > 2 and text[s + 1] == ".":
-        # Dots of a pause before a word ("...2 5", "..and"): a token of their own.
+    if first == "." and e - s > 2 and text[s + 1] == "." and _PAUSED.fullmatch(text, s, e):
+        # Dots of a pause before a digit or two ("...2 5": the rest of a ZIP code said in parts):
+        # a token of their own. Before more digits they stand for the digits not shown, as a
+        # mask does ("acct ...1937"), and the word stays whole.
         k = s + 2
-        while k < e and text[k] == ".":
+        while text[k] == ".":
             k += 1
-        out.append(_token(Token, (text[s:k], s, k, space and k == e)))
-        if k < e:
-            _peel(text, k, e, out, space)
+        out.append(_token(Token, (text[s:k], s, k, False)))
+        _peel(text, k, e, out, space)
         return
     if last in _NUMBER_END and (first in _NUMBER_START or first.isdecimal() or first >= _ASTRAL):
         chunk = text[s:e]

@@ -97,6 +97,9 @@ POSITIVE = [
     ("US_SSN", "Rep: Could I have your social?\nMember: [[412 55]]... one sec, my glasses... [[7821]]"),
     # ... the second part after dots glued to it.
     ("ZIP_CODE", "Agent: and the zip code?\nCustomer: [[7 0 1]]\nCustomer: ...[[1 8]]"),
+    # A number typed in two messages after its cue: the line ends, the next one goes on.
+    ("CREDIT_CARD", "Buyer: the card number is [[4532 0151]]\nBuyer: [[1128 3039]] oops, hit enter too soon"),
+    ("PHONE_NUMBER", "[14:02] Guest: my phone is [[312 555]]\n[14:02] Guest: [[0186]]"),
     # ... asked for part by part; the last part is a last four on its own too.
     (
         "US_SSN",
@@ -167,6 +170,9 @@ NEGATIVE = [
     # Numbers with another number between them that answers nothing are no parts of one value.
     "Rep: what's the best phone number for you?\nCaller: the refund for RMA 6653142 is late.\n"
     "Caller: Order #829972046 shows label created.\nCaller: it says error 551 again.",
+    # A number on the next line that does not start it, or that makes no value with the first.
+    "Buyer: the card number is 4532 0151\nBuyer: my order is 1128 3039",
+    "Buyer: the card number is 4532 0151\nBuyer: 2 more minutes",
     # Parts whose digits together make no value asked for: a ZIP code is five digits.
     "Agent: what's your zip?\nCustomer: 94... no wait... 12",
     "Agent: what's your SSN?\nCaller: 12, I think... maybe 34",

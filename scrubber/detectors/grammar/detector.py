@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
+import regex
+
 from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import CueHit
 from scrubber.detectors.grammar.known import Shortcut
@@ -20,12 +22,20 @@ from scrubber.detectors.grammar.sentences import (
     qualifies,
     scan,
 )
-from scrubber.detectors.tokens import Value, number_like
+from scrubber.detectors.tokens import Value, number_like, tokenize, values
 from scrubber.detectors.validators.base import Memo
 from scrubber.findings import Finding, Spans
 
 # What a value given in reply to a request loses against one a cue names in its own sentence.
 REPLY_PENALTY = 0.1
+# After a value at the end of its line: nothing but a full stop or a comma, the line break, and
+# on the next line a speaker's label ("C:", "[10:42] Customer:", "> ") before what follows.
+_LINE_TAIL = regex.compile(
+    r"[ \t]*[.,]?[ \t]*\r?\n[ \t>]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\W\d][\w .'()-]{0,30}?:[ \t]+)?(?=\d)"
+)
+# How far into that next line its number is read.
+_NEXT_REACH = 80
+_NEXT_TOKENS = 12
 # A value read out in parts ("5 7 8... sorry, it's on the letter... 1 6") is read in this many
 # replies at most.
 REPLY_PARTS = 4
@@ -119,7 +129,9 @@ class GrammarDetector:
                         continue  # whatever it yields, resolve() drops it (see known.Shortcut)
                     if claim is None:
                         s.pending.append(v)
-                    elif not self._emit(text, memo, qualifies(s, v), v, claim, penalty, out[i]):
+                    elif not self._emit(
+                        text, memo, qualifies(s, v), v, claim, penalty, out[i]
+                    ) and not self._continued(text, memo, v, claim, out[i]):
                         self._unclaim(s, v, claim, adjacent=True)
                 named = frozenset(n for c in s.cues for n in c.lists & self.grammar.entity_lists)
                 pending, s.pending = s.pending, []
@@ -217,6 +229,34 @@ class GrammarDetector:
                         break
                 at += 1
             first = last
+
+    def _continued(self, text: str, memo: Memo, v: Value, cue: Cue, out: list[Finding]) -> bool:
+        """A value its cue names that is too short for the cue's rules, at the end of its line,
+        and the number that starts the next line (after a speaker's label) together make a
+        whole value: a number typed in two messages ("C: my card number is 6442 4112" / "C:
+        7326 0671 sorry pressed enter"). Both parts are then that entity."""
+        if v.masked or v.alnum or v.ext or not cue.lists & self.grammar.entity_lists:
+            return False
+        tail = _LINE_TAIL.match(text, v.end)
+        if tail is None:
+            return False
+        nxt = tail.end()
+        tokens = tokenize(text, nxt, min(len(text), nxt + _NEXT_REACH))
+        rest = values(tokens[:_NEXT_TOKENS])
+        if not rest or rest[0].first != 0 or rest[0].masked or rest[0].alnum:
+            return False
+        more = rest[0]
+        whole = Value(0, 0, v.start, more.end, v.digits + more.digits, True, False)
+        for rule in self.grammar.rules:
+            if rule.cues & cue.lists and any(
+                shape.spelled and not shape.fragment and shape.accepts(whole, text, False, memo)
+                for shape in rule.shapes
+            ):
+                score = rule.score - REPLY_PENALTY
+                out.append(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}"))
+                out.append(Finding(more.start, more.end, rule.entity, score, f"grammar:{rule.name}"))
+                return True
+        return False
 
     def _whole(self, text: str, memo: Memo, reply: Reply) -> bool:
         """Whether a reply's value is a whole value of the kind asked for, no fragment."""
