@@ -59,6 +59,8 @@ SPELLED: dict[str, str] = {
 }
 # Dots glued before one or two digits: a pause ("...2 5"), see _peel.
 _PAUSED = re.compile(r"\.{2,}[0-9]{1,2}[.,;:!?]*")
+# A dash said aloud between typed groups of digits.
+_DASH_WORDS = frozenset({"dash", "hyphen"})
 # Said before a digit, it says the digit twice or three times: "double two", "triple seven".
 _REPEATS = {"double": 2, "triple": 3}
 # A masked number, "•••• 4258", "…6029", "x8335", "###-##-8128": a fragment shown on purpose.
@@ -327,6 +329,17 @@ def _repeated(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> str | N
     return one * times if one is not None else None
 
 
+def _dash_said(tokens: Sequence[Token], at: int, digits: str, stop: frozenset[int]) -> bool:
+    """Whether the word after ``tokens[at]`` is a dash said aloud ("dash", "hyphen") between
+    typed groups of three digits or more: "04861 dash 0906", "415 dash 555 dash 0123"."""
+    if len(digits) < 3 or at + 2 >= len(tokens) or at + 1 in stop or at + 2 in stop:
+        return False
+    if tokens[at + 1].text.lower() not in _DASH_WORDS or not tokens[at].space or not tokens[at + 1].space:
+        return False
+    after = _number(tokens[at + 2].text)
+    return after is not None and len(after) >= 3
+
+
 def _one_digit_after_gap(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> bool:
     """Whether ``tokens[at]`` is a dash between digits said one by one: a digit, typed or
     spelled, follows it. Not a comma: "options 1, 2, 3, 4" is a list."""
@@ -402,6 +415,12 @@ def values(
             single, spelled = len(digits) == 1, False
             while j + 1 < n and j + 1 not in skip and j + 1 not in breaks and len(digits) < 19:
                 more = _number(tokens[j + 1].text)
+                if more is None and not masked and _dash_said(tokens, j, digits, skip | breaks):
+                    # "04861 dash 0906": a dash said between typed groups of three digits or more;
+                    # a value with words in it, read by its digits (as one said in words).
+                    spelled = True
+                    j += 1
+                    continue
                 if more is None and not masked:
                     if single:
                         more = _spelled(tokens[j + 1].text)

@@ -97,6 +97,9 @@ POSITIVE = [
     ("US_SSN", "Rep: Could I have your social?\nMember: [[412 55]]... one sec, my glasses... [[7821]]"),
     # ... the second part after dots glued to it.
     ("ZIP_CODE", "Agent: and the zip code?\nCustomer: [[7 0 1]]\nCustomer: ...[[1 8]]"),
+    # A dash said aloud between typed groups.
+    ("ZIP_CODE", "Clerk: and the zip plus four?\nResident: [[60614 dash 2207]]"),
+    ("PHONE_NUMBER", "you can call me on [[312 dash 555 dash 0186]] after five"),
     # A number typed in two messages after its cue: the line ends, the next one goes on.
     ("CREDIT_CARD", "Buyer: the card number is [[4532 0151]]\nBuyer: [[1128 3039]] oops, hit enter too soon"),
     ("PHONE_NUMBER", "[14:02] Guest: my phone is [[312 555]]\n[14:02] Guest: [[0186]]"),
@@ -195,6 +198,19 @@ def test_digits_said_one_by_one_in_groups_are_one_value() -> None:
     text = "Guest: 1 1 4 - 1 2 - 6 1 4 3 ok"
     (v,) = values(tokenize(text))
     assert (v.digits, text[v.start : v.end]) == ("114126143", "1 1 4 - 1 2 - 6 1 4 3")
+
+
+def test_a_dash_said_aloud_joins_groups_of_three_digits_or_more() -> None:
+    (v,) = values(tokenize("it's 60614 dash 2207"))
+    assert (v.digits, v.spelled) == ("606142207", True)
+    # Not between short numbers: a score, a race.
+    assert [w.digits for w in values(tokenize("won 3 dash 1, the 100 dash in 9 dash 58"))] == [
+        "3",
+        "1",
+        "100",
+        "9",
+        "58",
+    ]
 
 
 def test_double_and_triple_say_a_digit_twice_and_three_times() -> None:

@@ -205,8 +205,6 @@ class GrammarDetector:
         is that entity. Of the replies in a row to one request, the longest such run from each
         reply on is taken (``REPLY_PARTS`` parts at most), if a part of it is no finding yet."""
         n = len(replies)
-        # A value whole on its own is no part of another ("+234 803 417 2290, free after 6").
-        whole = [self._whole(text, memo, r) for r in replies]
         first = 0
         while first < n:
             last = first + 1
@@ -216,13 +214,18 @@ class GrammarDetector:
                 and replies[last].run == replies[first].run
             ):
                 last += 1
+            if last - first < 2:
+                first = last
+                continue
+            # A value whole on its own is no part of another ("+234 803 417 2290, free after 6").
+            whole = {k: self._whole(text, memo, replies[k]) for k in range(first, last)}
             at = first
             while at < last - 1:
                 for size in range(min(REPLY_PARTS, last - at), 1, -1):
                     window = replies[at : at + size]
                     if (
                         not all(taken[at : at + size])
-                        and not any(whole[at : at + size])
+                        and not any(whole[k] for k in range(at, at + size))
                         and self._emit_run(text, memo, window, out)
                     ):
                         at += size - 1
