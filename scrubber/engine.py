@@ -24,9 +24,9 @@ DEFAULT_MAX_CHARS = 4 * 1024 * 1024
 # long enough that a repeat is not a coincidence.
 MIN_REPEAT_CHARS = 4
 # A value of these kinds is its digits: said back in part on one of the next few lines ("my
-# cell is 9346317363" / "So that's nine three four, six three one, ending 7363?"), its first
+# number is 312 555 0186" / "so that's three one two, five five five, and it ends 0186?"), its first
 # or last digits are the value too (_echoes): five at least, or the last four after a word that
-# says so ("ending 7363", "last four 7363"): four digits alone agree by chance too often.
+# says so ("ending 0186", "last four 0186"): four digits alone agree by chance too often.
 ECHO_LAST = frozenset({"ending", "ends", "end", "in", "last", "four", "4"})
 ECHO_ENTITIES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "BANK_ACCOUNT"})
 ECHO_WHOLE_DIGITS = 7
@@ -432,7 +432,7 @@ def _repeats(text: str, findings: Sequence[Finding]) -> list[Finding]:
 
 def _echoes(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """The first or last digits of a value of ``ECHO_ENTITIES`` said back on one of the
-    ``ECHO_LINES`` lines after its own (a read-back, "ending 7363?"), as findings of its entity:
+    ``ECHO_LINES`` lines after its own (a read-back, "ends 0186?"), as findings of its entity:
     five digits or more, typed or in words, or the last four after a word of ``ECHO_LAST``
     unless they read as a year."""
     wholes: list[tuple[str, Finding]] = []

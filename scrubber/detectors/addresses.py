@@ -149,7 +149,7 @@ def load_address_grammar(path: Path) -> AddressGrammar:
     end = rf"(?=\s*$|\s*[,;:!?.)\]}}\"'/|]|\s+\p{{Uppercase_Letter}}|\s+(?i:{unit})\b|\s+\d|\s+[-–—]\s)"
     # A house number is never "0" nor two digits starting with 0 ("00 AM", "07"), nor follows
     # "digit:" (a time: "11:00"); three digits or more may start with 0 ("0219 Michael Burg").
-    # A flat's number may come first, with a slash: "10/235 Karaka Street" (Australia, New Zealand).
+    # A flat's number may come first, with a slash: "4/118 Ponsonby Road" (Australia, New Zealand).
     house = r"(?<!\d:)(?!0\d?(?!\d))(?:\d{1,4}[A-Za-z]?/(?!0\d?(?!\d)))?\d{1,6}[A-Za-z]?(?:-\d{1,4})?"
     # A unit after a street with the number last: "Apt 3", or a Spanish floor and door
     # ("Calle Mayor 12, 3º B", "2º izq.").
@@ -183,7 +183,7 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         rf"(?<![\w.,/$£€-])"
         # A unit before the house number ("Flat 3, 27 Abbey Road"), or before a comma and the
         # street with no house number ("Studio 59, Taylor Islands").
-        # ... or a unit word before a flat's number and a slash ("Unit 8/75 Waratah Esplanade").
+        # ... or a unit word before a flat's number and a slash ("Unit 3/41 Karori Road").
         rf"(?:{unit_lead},?\s+{house_part}|{unit_lead},\s+"
         rf"|(?i:{alt['units_before']})\.?\s+(?=\d{{1,4}}[A-Za-z]?/\d){house_part}|{house_part})"
         rf"(?:(?i:{direction})\.?\s+)?"
@@ -212,10 +212,10 @@ def load_address_grammar(path: Path) -> AddressGrammar:
         # "Broadway 1500"; "Via Roma 5", "Rue des Lilas 12, Paris"; the type capitalised unless
         # the line is lower case.
         # A type abbreviated with a dot may be in lower case before a capitalised name, as
-        # Polish streets are written: "ul. Długa 5", "al. Jerozolimskie 65".
+        # Polish streets are written: "ul. Piękna 17/3", "ul. Słoneczna 8".
         rf"|(?=\p{{Lu}}|(?i:{alt['streets_first']})\.\s+\p{{Lu}})"
         rf"(?:(?i:{alt['named_streets']})|(?i:{alt['streets_first']})\.?\s+{after_type}),?"
-        # A number with a flat's after a slash ("ul. Zaułek 48/40") says enough: any word may follow.
+        # A number with a flat's after a slash ("ul. Piękna 17/3") says enough: any word may follow.
         rf"\s+(?:(?!0)\d{{1,5}}[A-Za-z]?/\d{{1,4}}[A-Za-z]?\b(?![/-]\d)|{number_last}{end}){unit_after}"
         rf")"
     )

@@ -177,9 +177,9 @@ class PatternRule:
     # How many lines after a line that asks for a value (a cue of ``requires``, no value) a
     # short reply may give it (see ``PatternDetector._answers``).
     answer_lines: int = 0
-    # With ``answer_lines``: the value comes only in replies, maybe in parts, one a line ("7
-    # October" / "and the year?" / "1951"); cues of these lists may stand in a reply ("the
-    # month is August", "year 1997"). None: the rule also matches by its cues, one reply.
+    # With ``answer_lines``: the value comes only in replies, maybe in parts, one a line ("30
+    # June" / "and the year?" / "1971"); cues of these lists may stand in a reply ("the
+    # month is May", "year 1988"). None: the rule also matches by its cues, one reply.
     answer_parts: frozenset[str] | None = None
     # The lists whose cue raises the score (``raise`` and ``requires``), worked out once: a
     # union of two sets is a new set, and ``_judge`` asks for it on every value it scores.

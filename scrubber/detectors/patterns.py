@@ -400,10 +400,10 @@ class PatternDetector:
         placeholder of an earlier scrub (it held another value: a record). Runs only on texts
         with a required cue and a line break.
 
-        A rule with ``answer_parts`` takes a value given in parts, a part a line ("Caller: 7
-        October" / "Agent: and the year?" / "Caller: 1951"): a part does not end the reach but
+        A rule with ``answer_parts`` takes a value given in parts, a part a line ("Guest: 30
+        June" / "Clerk: and which year?" / "Guest: 1971"): a part does not end the reach but
         starts it anew, three parts at most; cues of the lists ``answer_parts`` may stand in a
-        reply ("the month is August", "year 1997").
+        reply ("the month is May", "year 1988").
         """
         text = doc.text
         size = len(text)

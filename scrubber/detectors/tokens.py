@@ -244,7 +244,7 @@ def _peel(text: str, s: int, e: int, out: list[Token], space: bool) -> None:
     if first == "." and e - s > 2 and text[s + 1] == "." and _PAUSED.fullmatch(text, s, e):
         # Dots of a pause before a digit or two ("...2 5": the rest of a ZIP code said in parts):
         # a token of their own. Before more digits they stand for the digits not shown, as a
-        # mask does ("acct ...1937"), and the word stays whole.
+        # mask does ("acct ...4410"), and the word stays whole.
         k = s + 2
         while text[k] == ".":
             k += 1
@@ -331,7 +331,7 @@ def _repeated(tokens: Sequence[Token], at: int, stop: frozenset[int]) -> str | N
 
 def _dash_said(tokens: Sequence[Token], at: int, digits: str, stop: frozenset[int]) -> bool:
     """Whether the word after ``tokens[at]`` is a dash said aloud ("dash", "hyphen") between
-    typed groups of three digits or more: "04861 dash 0906", "415 dash 555 dash 0123"."""
+    typed groups of three digits or more: "60614 dash 2207", "312 dash 555 dash 0186"."""
     if len(digits) < 3 or at + 2 >= len(tokens) or at + 1 in stop or at + 2 in stop:
         return False
     if tokens[at + 1].text.lower() not in _DASH_WORDS or not tokens[at].space or not tokens[at + 1].space:
@@ -416,7 +416,7 @@ def values(
             while j + 1 < n and j + 1 not in skip and j + 1 not in breaks and len(digits) < 19:
                 more = _number(tokens[j + 1].text)
                 if more is None and not masked and _dash_said(tokens, j, digits, skip | breaks):
-                    # "04861 dash 0906": a dash said between typed groups of three digits or more;
+                    # "60614 dash 2207": a dash said between typed groups of three digits or more;
                     # a value with words in it, read by its digits (as one said in words).
                     spelled = True
                     j += 1

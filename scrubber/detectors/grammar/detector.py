@@ -36,7 +36,7 @@ _LINE_TAIL = regex.compile(
 # How far into that next line its number is read.
 _NEXT_REACH = 80
 _NEXT_TOKENS = 12
-# A value read out in parts ("5 7 8... sorry, it's on the letter... 1 6") is read in this many
+# A value read out in parts ("6 0 2... hang on, it's on the bill... 1 4") is read in this many
 # replies at most.
 REPLY_PARTS = 4
 
@@ -113,7 +113,7 @@ class GrammarDetector:
             starts = frozenset(ctx.starts.union(f.start for f in known))
             sentences, replies = self.reader.read(i, text, hits, skip, starts, ctx)
             if replies:
-                # A reply with other numbers in it ("06 59 9, sorry, 59 54 3") counts only as parts.
+                # A reply with other numbers in it ("415 867, umm, hold on, 5309") counts only as parts.
                 taken = [
                     not r.part and self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
                     for r in replies
@@ -197,9 +197,9 @@ class GrammarDetector:
         self, text: str, memo: Memo, replies: Sequence[Reply], taken: Sequence[bool], out: list[Finding]
     ) -> None:
         """Replies to one request that together give one value read out in parts, with words
-        or turns between them ("5 7 8... sorry, hold on... 1 6" for a ZIP code; "941" then,
-        asked "and the rest?", "05"; "First three?" / "103" / "Next two?" / "06" / "And the
-        last four" / "1790" for a social). Their digits, joined in order, must make a value
+        or turns between them ("6 0 2... hang on... 1 4" for a ZIP code; "941" then,
+        asked "and the rest?", "05"; "First three?" / "219" / "then the middle two?" / "04" /
+        "and the last four?" / "7731" for a social). Their digits, joined in order, must make a value
         that a shape of the request's rules accepts as it stands (a ZIP code's five digits, a
         social the SSA could issue, a phone number libphonenumber calls valid); then each part
         is that entity. Of the replies in a row to one request, the longest such run from each
@@ -217,7 +217,7 @@ class GrammarDetector:
             if last - first < 2:
                 first = last
                 continue
-            # A value whole on its own is no part of another ("+234 803 417 2290, free after 6").
+            # A value whole on its own is no part of another ("+1 415 867 5309, she's free after 6").
             whole = {k: self._whole(text, memo, replies[k]) for k in range(first, last)}
             at = first
             while at < last - 1:
@@ -236,8 +236,8 @@ class GrammarDetector:
     def _continued(self, text: str, memo: Memo, v: Value, cue: Cue, out: list[Finding]) -> bool:
         """A value its cue names that is too short for the cue's rules, at the end of its line,
         and the number that starts the next line (after a speaker's label) together make a
-        whole value: a number typed in two messages ("C: my card number is 6442 4112" / "C:
-        7326 0671 sorry pressed enter"). Both parts are then that entity."""
+        whole value: a number typed in two messages ("Buyer: the card number is 4532 0151" /
+        "Buyer: 1128 3039 oops, hit enter too soon"). Both parts are then that entity."""
         if v.masked or v.alnum or v.ext or not cue.lists & self.grammar.entity_lists:
             return False
         tail = _LINE_TAIL.match(text, v.end)

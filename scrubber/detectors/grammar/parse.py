@@ -58,7 +58,7 @@ def tree_claims(
             ones = [t.lower_ in ("one", "ones") for t in doc]
             qual_cues = [c for c in s.cues if c.qualifier]
             quals = [index[t] for c in qual_cues for t in range(c.first, c.last + 1)]
-            # "my new card is ..., the old one ending 0036": the one a qualifier hangs on
+            # "my new card is ..., the old one ending 5108": the one a qualifier hangs on
             # stands for the noun of the entity cue before it, however far the tree puts them.
             before = _antecedents(grammar, s, index, [heads[q] for q in quals if ones[heads[q]]])
             for v in s.pending:

@@ -111,7 +111,7 @@ class Reply:
     fragment: bool
     value: Value
     cue: Cue
-    # One of several numbers of a reply that differ ("06 59 9, sorry, 59 54 3"): only a part of
+    # One of several numbers of a reply that differ ("415 867, umm, 5309"): only a part of
     # a value read out in parts (GrammarDetector._emit_parts), never a value of its own.
     part: bool = False
     # Replies with no other number read between them share a run: only they may be the parts
@@ -454,8 +454,8 @@ class SentenceReader:
         cue of its own (a speaker's label that happens to be a cue word, "Client: 0262", names
         no value, nor does a qualifier alone, "it's the one ending 4668": they do not count,
         nor do cues of the entity lists ``kinds``, those of the value asked for). With
-        ``parts``, numbers that differ may stand in it: the parts of one value ("06 59 9,
-        sorry, 59 54 3")."""
+        ``parts``, numbers that differ may stand in it: the parts of one value ("415 867,
+        umm, 5309")."""
         named = self.grammar.entity_lists
         first = s.values[0]
         if not parts and any(v.digits != first.digits for v in s.values[1:]):
@@ -616,7 +616,7 @@ class SentenceReader:
         g = self.grammar
         i = v.first - 1
         # A qualifier after a comma, read back past the comma: "the card used for the booking,
-        # ending 6354" says what ends, but not by the word before the comma.
+        # ending 7723" says what ends, but not by the word before the comma.
         aside = False
         qualified = False
         while i >= 0:
