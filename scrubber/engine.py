@@ -13,6 +13,7 @@ from scrubber import invisible
 from scrubber.detectors import REGEX_TIMEOUT, BatchDetector, Detector, MessageContext, TimeBudgetExceeded
 from scrubber.detectors.patterns import RegexTimeout
 from scrubber.detectors.tokens import number_like, tokenize, values
+from scrubber.detectors.validators.base import digits_of
 from scrubber.detectors.validators.ip import IpPolicy
 from scrubber.dial import ALLOW_PATTERN, ENTITIES, Policy, ip_networks
 from scrubber.findings import Finding, rank, resolve
@@ -438,7 +439,7 @@ def _echoes(text: str, findings: Sequence[Finding]) -> list[Finding]:
     wholes: list[tuple[str, Finding]] = []
     for f in findings:
         if f.entity in ECHO_ENTITIES:
-            digits = "".join(c for c in text[f.start : f.end] if c.isdigit())
+            digits = digits_of(text[f.start : f.end])
             if len(digits) >= ECHO_WHOLE_DIGITS:
                 wholes.append((digits, f))
     if not wholes:

@@ -11,7 +11,7 @@ from scrubber.detectors import MessageContext
 from scrubber.detectors.cues import CueHit
 from scrubber.detectors.grammar.known import Shortcut
 from scrubber.detectors.grammar.parse import tree_claims
-from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar
+from scrubber.detectors.grammar.rules import PARSE_PENALTY, Grammar, GrammarRule
 from scrubber.detectors.grammar.sentences import (
     CAMEL_PAIR,
     Cue,
@@ -248,37 +248,37 @@ class GrammarDetector:
         rest = values(tokens[:_NEXT_TOKENS])
         if not rest or rest[0].first != 0 or rest[0].masked or rest[0].alnum:
             return False
-        more = rest[0]
-        whole = Value(0, 0, v.start, more.end, v.digits + more.digits, True, False)
+        return self._emit_joined(text, memo, (v, rest[0]), cue.lists, out)
+
+    def _whole_rule(self, text: str, memo: Memo, v: Value, lists: frozenset[str]) -> GrammarRule | None:
+        """The first rule of the cue lists ``lists`` with a shape that takes ``v`` as a whole
+        value, no fragment; None if there is none."""
         for rule in self.grammar.rules:
-            if rule.cues & cue.lists and any(
-                shape.spelled and not shape.fragment and shape.accepts(whole, text, False, memo)
-                for shape in rule.shapes
+            if rule.cues & lists and any(
+                not shape.fragment and shape.accepts(v, text, False, memo) for shape in rule.shapes
             ):
-                score = rule.score - REPLY_PENALTY
-                out.append(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}"))
-                out.append(Finding(more.start, more.end, rule.entity, score, f"grammar:{rule.name}"))
-                return True
-        return False
+                return rule
+        return None
 
     def _whole(self, text: str, memo: Memo, reply: Reply) -> bool:
         """Whether a reply's value is a whole value of the kind asked for, no fragment."""
-        v, lists = reply.value, reply.cue.lists
-        return any(
-            not shape.fragment and shape.accepts(v, text, False, memo)
-            for rule in self.grammar.rules
-            if rule.cues & lists
-            for shape in rule.shapes
-        )
+        return self._whole_rule(text, memo, reply.value, reply.cue.lists) is not None
 
     def _emit_run(self, text: str, memo: Memo, run: Sequence[Reply], out: list[Finding]) -> bool:
         parts = [r.value for r in run]
         # A part is two digits at least: one digit in a reply is a count, a step, a choice.
         if any(v.masked or v.alnum or v.ext or len(v.digits) < 2 for v in parts):
             return False
-        # The parts as one value read out digit by digit: its digits are what it says, and
-        # what stands between the parts is no part of it.
-        whole = Value(
+        return self._emit_joined(text, memo, parts, run[0].cue.lists, out)
+
+    def _emit_joined(
+        self, text: str, memo: Memo, parts: Sequence[Value], lists: frozenset[str], out: list[Finding]
+    ) -> bool:
+        """The parts of one value (``_emit_parts``, ``_continued``) as one value said digit by
+        digit: its digits are what it says, and what stands between the parts is no part of it.
+        It must be a whole value, not a fragment (four numbers in a row, "Step 1 is done. Step
+        2 ...", would make any last four); then each part is that entity."""
+        joined = Value(
             parts[0].first,
             parts[-1].last,
             parts[0].start,
@@ -287,20 +287,12 @@ class GrammarDetector:
             True,
             False,
         )
-        cue = run[0].cue
-        # The parts make a whole value, not a fragment: four numbers in a row ("Step 1 is done.
-        # Step 2 ...") would make any last four.
-        for rule in self.grammar.rules:
-            if not rule.cues & cue.lists:
-                continue
-            if any(
-                shape.spelled and not shape.fragment and shape.accepts(whole, text, False, memo)
-                for shape in rule.shapes
-            ):
-                score = rule.score - REPLY_PENALTY
-                out.extend(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}") for v in parts)
-                return True
-        return False
+        rule = self._whole_rule(text, memo, joined, lists)
+        if rule is None:
+            return False
+        score = rule.score - REPLY_PENALTY
+        out.extend(Finding(v.start, v.end, rule.entity, score, f"grammar:{rule.name}") for v in parts)
+        return True
 
     def _unclaim(self, s: Sentence, v: Value, cue: Cue, *, adjacent: bool) -> None:
         """A value that its cue's rules do not take is free for the masked rules, unless a
