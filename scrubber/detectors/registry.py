@@ -42,7 +42,8 @@ def build_detectors(
         )
     if names is not None:
         ordinary = model.lexicon.ordinary_word if model is not None else None
-        detectors.append(NameDetector(names, timeout=regex_timeout, ordinary_word=ordinary))
+        firm = model.firm_word if model is not None else None
+        detectors.append(NameDetector(names, timeout=regex_timeout, ordinary_word=ordinary, firm_word=firm))
     if model is not None:
         endings = (names.lower_endings, names.agent_endings) if names is not None else ()
         particles = names.particles if names is not None else frozenset()

@@ -465,6 +465,28 @@ def test_firms_named_after_people(detector: NameModelDetector, text: str, expect
 
 
 @pytest.mark.parametrize(
+    ("text", "scrubbed"),
+    [
+        # a capitalised noun that is no name after a surname: a company, in a sentence or as a
+        # mail's last line
+        ("If Pemberton Energy calls about your meter, hang up.", None),
+        ("The flat is listed with Okonjo Property Group, viewing on Friday.", None),
+        ("Welcome to Fairbanks Analytics, Tomas!", "Welcome to Fairbanks Analytics, [PERSON]!"),
+        ("Your policy renews next week.\n\nHalvorsen Mutual", None),
+        ("Read it and call us.\n\nLindqvist Telecom", None),
+        # capitalised words of other kinds, and surnames that are nouns too, leave the name
+        ("Thanks Dmitri Great work on the release", "Thanks [PERSON] Great work on the release"),
+        ("Lunch with Maria Tomorrow at noon?", "Lunch with [PERSON] Tomorrow at noon?"),
+        ("Canelo Vs Golovkin tonight, who wins?", "[PERSON] Vs [PERSON] tonight, who wins?"),
+        ("I spoke to Linda White about the invoice", "I spoke to [PERSON] about the invoice"),
+        ("See you then.\n\nMartin King", "See you then.\n\n[PERSON]"),
+    ],
+)
+def test_a_noun_after_a_name_makes_it_a_company(text: str, scrubbed: str | None) -> None:
+    assert Scrubber().scrub(text).text == (text if scrubbed is None else scrubbed)
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         # German capitalises every noun; there a capital alone says nothing

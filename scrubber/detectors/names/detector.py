@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Callable, Iterator
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
@@ -18,6 +19,8 @@ from scrubber.textsearch import FIND_BUDGET, occurrences_indexed
 
 SCORE = 0.85
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
+# The word right after a name, one blank away.
+_WORD_AFTER = re.compile(r" ([^\W\d_]+)")
 
 
 # Where one ordinary word is a role, not a name: after a greeting, as a speaker's label.
@@ -36,6 +39,7 @@ class NameDetector:
         *,
         timeout: float = REGEX_TIMEOUT,
         ordinary_word: Callable[[str], bool] | None = None,
+        firm_word: Callable[[str], bool] | None = None,
     ) -> None:
         self.lex = lexicon
         self.timeout = timeout
@@ -43,6 +47,10 @@ class NameDetector:
         # model's lexicon says so): one such word after a greeting or as a speaker's label is
         # a role or a group, not a person ("Dear Reader", "Hi Supplier", "Patron: hi").
         self.ordinary_word = ordinary_word
+        # Whether a capitalised word makes the name before it a company's (the name model's
+        # NameModel.firm_word): a name that ends in one or runs into one is no person's
+        # ("Halvorsen Mutual", "Ferreira Building Society").
+        self.firm_word = firm_word
         self.anchors = Anchors(lexicon, timeout=timeout)
 
     def detect(self, text: str, ctx: MessageContext) -> list[Finding]:
@@ -68,6 +76,8 @@ class NameDetector:
                 and self.ordinary_word(text[start:cut].lower())
             ):
                 continue
+            if self.firm_word is not None and self._firm(text, start, cut):
+                continue
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in self.lex.open_ended and cut > start):
                 spans[start, cut] = how
@@ -75,6 +85,15 @@ class NameDetector:
         if out:
             out.extend(self._recurring(text, out))
         return out
+
+    def _firm(self, text: str, start: int, end: int) -> bool:
+        """Whether a name of two words or more ends in a company's word, or one runs into it."""
+        assert self.firm_word is not None
+        last = text.rfind(" ", start, end)
+        if last > start and self.firm_word(text[last + 1 : end]):
+            return True
+        after = _WORD_AFTER.match(text, end)
+        return after is not None and self.firm_word(after.group(1))
 
     def _candidates(self, text: str) -> list[Candidate]:
         """Names in their contexts, as (start, end, context); not yet trimmed. Where two parts

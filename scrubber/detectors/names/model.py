@@ -170,6 +170,16 @@ class Lexicon:
             return self.ordinary(word)
         return not entry.given and entry.proper < -1.0
 
+    def thing_word(self, word: str) -> bool:
+        """Whether a lower-case word names things and never a person: no list knows it as a
+        given name or a surname, and it is written in lower case more often than not
+        ("telecom", "analytics", "rental"; not "white", "stone", "church", which are surnames
+        too)."""
+        entry = self.get(word)
+        if entry is None:
+            return self.ordinary(word)
+        return not entry.given and not entry.surname and entry.proper < 0
+
     def ordinary(self, word: str) -> bool:
         if word in self._fast:
             return True
@@ -434,6 +444,22 @@ class NameModel:
         self.famous_seeds = {k: v >= seed_bar for k, v in famous_unknown.items()}
         self.famous_extends = {k: v >= extend_bar for k, v in famous_unknown.items()}
 
+    def firm_word(self, word: str) -> bool:
+        """Whether a word right after a name makes it a company's or a product's name
+        ("Quigley Analytics", "Halvorsen Mutual", "Okonjo Property Group"), as a street's word
+        makes it a street's: capitalised (not all in capitals), a word that names things and
+        never a person (Lexicon.thing_word), and of a class of words that the fitted model
+        learned seldom follow a name (``next_c<class>`` weighs ``FIRM_CLASS`` or less: mostly
+        nouns), or of none (rare words). Words of other classes say nothing of the kind:
+        "Sarah Jones About ...", "Dmitri Great work", "lunch with Maria Tomorrow"."""
+        if not word[:1].isupper() or word.isupper():
+            return False
+        low = word.lower()
+        if not self.lexicon.thing_word(low):
+            return False
+        c = word_class(self.classes, low)
+        return c is None or self.weights.get(f"next_c{c}", 0.0) <= FIRM_CLASS
+
     def unknown_reaches(self, key: str, kind: str, *, seed: bool) -> bool:
         """Whether a word the lexicon does not know (``key``) can reach the threshold (``seed``)
         or else the lower bar in the best of contexts, written in the shape ``kind``."""
@@ -545,6 +571,11 @@ def firm_after(
     # "Jane Doe, Acme Ltd" is a person at a firm).
     partners_before = rf"(?:(?:, {names}){{0,2}}{FIRM_AND}{names})?"
     return re.compile(rf"{more}{partners_before}(?:{'|'.join(tails)})")
+
+
+# The weight of ``next_c<class>`` at or under which a capitalised word of that class right after
+# a name makes it a company's (see NameModel.firm_word).
+FIRM_CLASS = -0.15
 
 
 # The small words of English and of other languages (``context``, both optional).
@@ -912,6 +943,9 @@ class NameModelDetector:
                 a += 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
+            after = WORD_AFTER.match(text, scored[b][0].end)
+            if after is not None and self.model.firm_word(after.group(1)):
+                continue  # "Quigley Analytics", "Okonjo Property Group": a company's name
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and _place_start_alone(text, scored[a][0], self.model.words.place_starts):
