@@ -39,6 +39,11 @@ MAX_COLUMN_CHARS = 48
 _IDENT = re.compile(r"[a-z][a-z0-9]*")
 # A markdown rule row: only dashes, colons and blanks between the bars.
 _RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
+# A cell that goes on after a capitalised name with words in lower case only, to its end (a
+# note in brackets aside), holds no person: the name is part of a product's or a place's
+# ("Hargreaves pallet wrap", "Jordan tooth brush (soft)"); a particle before another
+# capitalised word is a name's ("Ludwig van Beethoven").
+_THING_TAIL = re.compile(r"(?:[ \t]+[a-z][a-z'-]*)+[ \t]*(?:\([^()]*\))?[ \t]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +304,12 @@ class ColumnView:
                     cs, ce = cells[c]
                     start, end = max(f.start, lo), min(f.end, lo + ce - cs)
                     if start < end:
+                        if (
+                            f.entity == "PERSON"
+                            and self.text[start].isupper()
+                            and _THING_TAIL.match(self.text, end, lo + ce - cs)
+                        ):
+                            break  # "Hargreaves pallet wrap": the cell names a thing
                         shift = cs - lo
                         out.append(
                             Finding(start + shift, end + shift, f.entity, f.score, f"table:{f.detector}")

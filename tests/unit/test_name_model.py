@@ -480,9 +480,17 @@ def test_firms_named_after_people(detector: NameModelDetector, text: str, expect
         ("Canelo Vs Golovkin tonight, who wins?", "[PERSON] Vs [PERSON] tonight, who wins?"),
         ("I spoke to Linda White about the invoice", "I spoke to [PERSON] about the invoice"),
         ("See you then.\n\nMartin King", "See you then.\n\n[PERSON]"),
+        # a last line with the writer's team after a comma; an ordinary word there is no name
+        (
+            "Her refund went out this morning.\n\nTore, Billing",
+            "Her refund went out this morning.\n\n[PERSON], Billing",
+        ),
+        ("See the attached figures for Q3.\n\nRevenue, Finance", None),
     ],
 )
-def test_a_noun_after_a_name_makes_it_a_company(text: str, scrubbed: str | None) -> None:
+def test_the_words_after_a_name_say_whether_it_is_a_person_or_a_company(
+    text: str, scrubbed: str | None
+) -> None:
     assert Scrubber().scrub(text).text == (text if scrubbed is None else scrubbed)
 
 

@@ -93,6 +93,12 @@ MAIL = [
     "New number from Monday.\n\nKlem,\n[[Solveig]]",
     "See you soon!\n\nxoxo,\n[[Maddie]]",
     "Mit freundlichen Grüßen\n[[Jürgen Vogt]]",
+    # A last line that names the writer's team or job after a comma.
+    "The audit is booked for March.\n\n[[Anneke Vos]], Senior Analyst",
+    # A role, a relation or pronouns in brackets after a name; an ambiguous word there is one.
+    "Present: Cllr [[Dunmore]], [[Will]] (clerk)\n\n1. The bins were accepted.",
+    "Standup with [[Sam Okoro]] (they/them) at ten.",
+    "Call [[Nadia]] (mum) when you land.",
 ]
 
 
@@ -148,6 +154,9 @@ NEGATIVE = [
     "Thanks for your order.\n\nAcme Support",
     "Thanks for your order.\n\nThe Harbourline Shipping Team",
     "please review.\n\nIT Service Desk\nHelp Center",
+    "Call me tomorrow.\n\nOslo, Norway",
+    "Agenda (draft) for Monday (chair) review",
+    "Bring the Apple Watch (product) and the Dell (owner) manual.",
 ]
 
 

@@ -103,6 +103,19 @@ def test_engine_masks_cells_by_their_column(engine: Scrubber, text: str, masked:
     assert engine.scrub(text).text == masked
 
 
+def test_a_name_cell_that_goes_on_in_lower_case_names_a_thing(engine: Scrubber) -> None:
+    text = (
+        "sku,name,price,stock\n"
+        "PW-01,Thornbury cling film,12.40,8\n"
+        "TT-07,Chelsea oven glove (large),6.99,30\n"
+        "ZZ-11,Ludwig van Beethoven,0.00,1\n"
+        "ZZ-12,Marta Kowalska,0.00,1\n"
+    )
+    masked = engine.scrub(text).text
+    assert "Thornbury cling film" in masked and "Chelsea oven glove (large)" in masked
+    assert "Beethoven" not in masked and "Kowalska" not in masked
+
+
 def test_tables_without_pii_columns_are_left_alone(engine: Scrubber) -> None:
     text = (
         "order_id,sku,qty,price,shipped\n"

@@ -158,6 +158,25 @@ def _broken_particles(particles: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(gap.join(map(re.escape, words)) for words in parts), re.IGNORECASE)
 
 
+def _name_and_role(
+    lex: NameLexicon, text: str, a: int, b: int, ordinary: Callable[[str], bool] | None
+) -> tuple[int, int] | None:
+    """The name of a mail's last line that names its writer's team or job after a comma:
+    "Tore, Billing", "Anneke Vos, Senior Analyst" (the words of `job_words` and `org_words`);
+    one ordinary word is none ("Revenue, Finance")."""
+    comma = text.find(",", a, b)
+    if comma < 0:
+        return None
+    role = SEPARATORS.split(text[comma + 1 : b].lower().strip(" .|"))
+    if not role or not all(w in lex.job_words or w in lex.org_words for w in role):
+        return None
+    head = text[a:comma].rstrip()
+    words = head.split()
+    if len(words) == 1 and (ordinary is None or ordinary(head.lower())):
+        return None
+    return (a, a + len(head)) if shaped(lex, words, False) else None
+
+
 def structure(
     lex: NameLexicon, text: str, ordinary: Callable[[str], bool] | None = None
 ) -> Iterator[Candidate]:
@@ -228,6 +247,9 @@ def structure(
                     and (ordinary is None or ordinary(word.lower()) or any(c.isupper() for c in word[1:]))
                 ):
                     n = None
+            if n is None:
+                # The writer's team or job after a comma says the rest is a name ("Tore, Billing").
+                n = _name_and_role(lex, text, *lines[i], ordinary)
         elif i + 1 < len(lines) and not blank(i + 1):
             # A name over a job title or a company ("Keiko Sato\nSenior Engineer") or a
             # signature delimiter.

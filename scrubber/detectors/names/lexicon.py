@@ -66,6 +66,7 @@ _LISTS = (
     "header_words",
     "label_keys",
     "job_words",
+    "bracket_roles",
     "contact_labels",
     "address_units",
     "generation_suffixes",
@@ -183,6 +184,8 @@ class NameLexicon:
     # and the first letters a street line may start with.
     xml_hint: re.Pattern[str]
     born_hint: re.Pattern[str]
+    # A role in brackets: "(clerk)", "(they/them)" (see bracket_roles).
+    bracket_hint: re.Pattern[str]
     sig_contact: re.Pattern[str]
     street_line: regex.Pattern[str]
     street_heads: str
@@ -274,6 +277,7 @@ def load_names(path: Path) -> NameLexicon:
             kin_hint=patterns.kin_hint(sorted(set(w["lower_relations"]))),
             xml_hint=patterns.xml_hint(w),
             born_hint=patterns.born_hint(w),
+            bracket_hint=patterns.bracket_hint(w),
             sig_contact=patterns.sig_contact(w),
             street_line=patterns.street_line(w),
             street_heads="".join(sorted({c for u in w["address_units"] for c in (u[0], u[0].upper())})),

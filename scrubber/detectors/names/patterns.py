@@ -290,6 +290,11 @@ def born_hint(w: Words) -> re.Pattern[str]:
     return re.compile(_born(w, re.escape))
 
 
+def bracket_hint(w: Words) -> re.Pattern[str]:
+    """A role, a relation or pronouns alone in brackets: "(clerk)", "(mum)", "(they/them)"."""
+    return re.compile(rf"\((?i:{literal(w['bracket_roles'], ' ', re.escape)})\)")
+
+
 def wrote(w: Words) -> re.Pattern[str]:
     """A reply's attribution verb: the name before it ("... Trevor Blackwood wrote:"), or after
     it (group ``after``: "Am 03.03.2025 schrieb Jana Novak:"). Matched as written."""
@@ -337,6 +342,9 @@ def more_shapes(namer: Namer, w: Words) -> dict[str, regex.Pattern[str]]:
         "kin_of": rf"(?<![\w'’.-])(?P<n>{CASED})['’]s[ \t]+(?i:{kin})(?![\w'’-])",
         # "referral for Kateryna Bondarenko (DOB 1990-...)".
         "born": rf"(?<![\w'’.-]){name(CASED, 4, 2)}[ \t]*{_born(w, regex.escape)}",
+        # "Present: Cllr Krammer, Will (clerk)", "Sam Okoro (they/them)": a name before a role
+        # in brackets.
+        "bracket": rf"(?<![\w'’.-]){name(CASED, 3)}[ \t]+\((?i:{literal(w['bracket_roles'], ' ')})\)",
         # "Nguyen, Bao<TAB>254425800<TAB>...": "Last, First" as a line's first cell.
         "cell": rf"[ \t]*(?P<n>{CASED}(?:[ \t]+{CASED})?,[ \t]*{CASED}(?:[ \t]+{CASED})?)\t",
         # "Our team: Anya Petrova (lead), ...", "Driver: Beatriz Santos, additional driver ...".

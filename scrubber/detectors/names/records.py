@@ -139,7 +139,7 @@ def more(lex: NameLexicon, text: str, timeout: float) -> list[Candidate]:
         pattern = lex.more[how]
         found = (
             pattern.search(text, a, b, timeout=timeout)
-            if how == "born"
+            if how in ("born", "bracket")
             else pattern.match(text, a, b, timeout=timeout)
         )
         if found is None:
@@ -150,9 +150,29 @@ def more(lex: NameLexicon, text: str, timeout: float) -> list[Candidate]:
                 if all(CAPS_WORD.fullmatch(x) for x in words):
                     out.append((s, e, how))
                 continue
+            if how == "bracket":
+                out.extend(_bracketed(lex, text, s, e))
+                continue
             if shaped(lex, words, False, 4) and (how != "dash_sign" or _signs(text, s)):
                 out.append((s, e, how))
     return out
+
+
+_NON_BLANK = re.compile(r"[^ \t]+")
+
+
+def _bracketed(lex: NameLexicon, text: str, s: int, e: int) -> Iterator[Candidate]:
+    """The name before a role in brackets: the last words of ``text[s:e]`` that make one
+    ("Call Nadia (mum)": "Nadia"). A word that is a name only sometimes is one there ("Will
+    (clerk)")."""
+    spans = [(m.start(), m.end()) for m in _NON_BLANK.finditer(text, s, e)]
+    for k in range(len(spans)):
+        rest = [text[a:b] for a, b in spans[k:]]
+        if shaped(lex, rest, False) or all(
+            w.lower() in lex.ambiguous and CASED_WORD.fullmatch(w) for w in rest
+        ):
+            yield spans[k][0], e, "bracket"
+            return
 
 
 def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
@@ -220,6 +240,9 @@ def _hints(lex: NameLexicon, text: str) -> list[tuple[str, int, int]]:
         for m in lex.born_hint.finditer(text):
             ls = text.rfind("\n", 0, m.start()) + 1
             at.append(("born", max(ls, m.start() - 120), m.end()))
+        for m in lex.bracket_hint.finditer(text):
+            ls = text.rfind("\n", 0, m.start()) + 1
+            at.append(("bracket", max(ls, m.start() - 80), m.end()))
     if "\t" in text:
         at.extend(("cell", m.start(), m.end()) for m in _CELL_HINT.finditer(text))
     return at
