@@ -91,6 +91,10 @@ POSITIVE = [
     ("BANK_ACCOUNT", "BSB: [[062 000]]"),
     ("CREDIT_CARD", "I paid with the amex ending [[31007]]"),
     ("IBAN", "my iban ends with [[1916]]"),
+    ("IBAN", "Can you confirm the last five of the IBAN: [[44019]]"),
+    # An SSN's first three (the area number) or first five.
+    ("US_SSN", "first three of my social security number are [[219]]"),
+    ("US_SSN", "the first five of my SSN are [[219 04]]"),
     ("DRIVER_LICENSE", "lic # [[B1234567]]"),
     ("DRIVER_LICENSE", "state ID number [[D7730412]]"),
     ("DRIVER_LICENSE", "mi permiso de conducir es [[48213907K]], caduca en 2031"),
@@ -128,6 +132,12 @@ NEGATIVE = [
     "our license server at port 27000 is down",
     "license plate 7ABC123 was parked outside",
     "my license expires 2026-05-01",
+    # Three or five digits by an SSN or IBAN cue with no qualifier: no part of one.
+    "the SSN field holds 219 characters at most",
+    "IBAN checks failed 44019 times last week",
+    # A decimal number is no value's first or last digits.
+    '{"ssn_last4":"[US_SSN]"},"score":0.97}',
+    "ssn last four matched with confidence 0.973",
     "MIT license, version 2.0",
     # Cue-like words that are something else.
     "I watched the last four episodes in 2 days",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,8 @@ from scrubber.detectors.validators.base import Memo
 from scrubber.dial import ENTITY_LEVELS
 from scrubber.rulefile import RuleError
 
+# A decimal point between digits.
+_DECIMAL = re.compile(r"\d\.\d")
 # What a value that the tree gives to a cue loses against one a cue right before it names.
 PARSE_PENALTY = 0.05
 
@@ -40,6 +43,8 @@ class Shape:
             return False
         if self.fragment and not (qualified or value.masked):
             return False
+        if self.fragment and not value.masked and _DECIMAL.search(text, value.start, value.end) is not None:
+            return False  # "score 0.97": a decimal number is no value's last digits
         if value.ext and self.validator is None:
             return False
         if self.validator is not None:
