@@ -42,6 +42,10 @@ PHONES = [
     ("Bei Fragen erreichen Sie uns unter +49(0)2003 869233.", "+49(0)2003 869233"),
     ("Dúvidas? Ligue 77 2228-8804.", "77 2228-8804"),
     ("prosimy o kontakt pod numerem 662 463 506 w sprawie zamówienia", "662 463 506"),
+    # other ways of asking to be called
+    ("Please reach out to me at 394-387-5749 when convenient.", "394-387-5749"),
+    ("get in touch on 0412 555 019 after lunch", "0412 555 019"),
+    ("ping me at 962.952.7601x8955 if the build breaks", "962.952.7601x8955"),
 ]
 
 
@@ -63,6 +67,9 @@ PHONE_LOOK_ALIKES = [
     "fax: 000 000 0000",
     "my phone died, ticket 4410 2298 is still open",
     "the API is reachable at version 2 2024 release",
+    "I will reach out to the team at 10 tomorrow",
+    "ping me at 9:45 if the build fails",
+    "get in touch by 17.30 on Friday",
 ]
 
 
