@@ -50,6 +50,7 @@ FORMATS = [
     ("born on the twenty-first of June 1970", "twenty-first of June 1970"),
     ("birthday: May twelfth, 1990", "May twelfth, 1990"),
     ("DOB May 3, 85", "May 3, 85"),
+    ("DOB March 14th 88", "March 14th 88"),
     ("SELECT id FROM members WHERE dob = '1971-04-30'", "1971-04-30"),
     ("Paul Martin, né(e) le 14.07.1988 à Lyon", "14.07.1988"),
     # A few words or a format hint between the cue and the value.
@@ -157,6 +158,7 @@ NOT_BIRTH_DATES = [
     "born in Marseille 1990",
     "I was born in Ohio and moved in 2012",
     "born and raised here, 30 years a customer",
+    "the birthday party is on March 14th 10 people are coming",  # a count after the day
     "date of birth 14/13/1990",
 ]
 
