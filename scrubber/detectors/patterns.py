@@ -576,7 +576,15 @@ def _score(
             required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
             if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
                 return None
-        lowered = cues.last_before(rule.lower_lists, lo, start, used_up) if rule.lower_lists else -1
+        skip = used_up
+        if "server_ip" in rule.lower_lists:
+            # A host's name in a syslog header ("gw-01 dhcpd[4411]: DHCPACK on ...") names the
+            # machine that logs, not the address the message goes on to give.
+            def skip(h: CueHit, used_up: Callable[[CueHit], bool] | None = used_up) -> bool:
+                spent = used_up is not None and used_up(h)
+                return spent or _SYSLOG_TAG.search(text, h.end, start) is not None
+
+        lowered = cues.last_before(rule.lower_lists, lo, start, skip) if rule.lower_lists else -1
         if raised >= 0 and (raised >= lowered or _qualifies(text, raised, lowered)):
             return max(score, rule.context_score), False
         if lowered >= 0:
@@ -586,6 +594,10 @@ def _score(
     elif rule.requires:
         return None  # not a cue in the text
     return score, False
+
+
+# A syslog line's program and process id before its message ("dhcpd[4411]:").
+_SYSLOG_TAG = re.compile(r"[\w.-]+\[\d+\]: ")
 
 
 # What stands between a cue and a lowering cue that only qualifies it: a preposition and the

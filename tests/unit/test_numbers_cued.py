@@ -114,6 +114,8 @@ ADDRESSES = [
     ("it says my address 31.0.147.212 is blocked by the build server", "31.0.147.212"),
     # OpenVPN's "common name/real address:port": a port after it, so no version after "word/"
     ("nour@example.fr/31.66.217.103:26062 MULTI_sva: pool returned", "31.66.217.103"),
+    # A server's word in a syslog header's host name ("gw-02") is the machine that logs.
+    ("Mar  3 08:11:52 gw-02 dhcpd[4411]: DHCPACK on 192.168.40.17 to 3c:22:fb:10:aa:01", "192.168.40.17"),
 ]
 
 
@@ -140,6 +142,8 @@ NOT_CLIENTS = [
     "anyone know why the staging db at 10.40.2.17:5432 keeps dropping",
     "relay=mx.provider.example[172.20.0.20]:25, delay=0.4",
     '{"destination":{"ip":"172.31.8.40","port":443}}',
+    "gw-01 at 10.0.0.1 rebooted after the update",
+    "Mar  3 08:11:52 gw-02 kernel[0]: upstream 10.9.9.9 unreachable",
 ]
 
 
