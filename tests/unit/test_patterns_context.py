@@ -46,6 +46,13 @@ POSITIVE = [
         + "k6UcPmaVaX7fk/7fbgfsSXUlNg==",
         ["nb0Vs5wXva6acQZPVsNZCop0XMM9qoJx" * 2 + "k6UcPmaVaX7fk/7fbgfsSXUlNg=="],
     ),
+    # ... a Kubernetes Secret's data (base64) and stringData values, whatever their keys.
+    (
+        "SECRET",
+        "kind: Secret\nmetadata:\n  name: billing-db\ndata:\n  auth: c3ZjOmxhbnRlcm4tOTE=\n"
+        "stringData:\n  api-token: tok_9f8e7d6c5b4a\n",
+        ["c3ZjOmxhbnRlcm4tOTE=", "tok_9f8e7d6c5b4a"],
+    ),
     # ... a quoted key and value given as a pair.
     ("SECRET", "define( 'DB_PASSWORD', 'violet_0136copp' );", ["violet_0136copp"]),
     ("SECRET", 'config.set("db_password", "Quartz#7719")', ["Quartz#7719"]),
@@ -184,6 +191,14 @@ NEGATIVE = [
     ("SECRET", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: pw}"),
     ("SECRET", '- name: API_TOKEN\n  value: "${API_TOKEN}"'),
     ("SECRET", "- name: LOG_LEVEL\n  value: debug-verbose-2"),
+    # A ConfigMap's data, alone or beside a Secret: plain words, no base64.
+    ("SECRET", "kind: ConfigMap\ndata:\n  FEATURE_FLAGS: search,checkout-v2\n  REGION: eu-west-1\n"),
+    (
+        "SECRET",
+        "kind: Secret\ndata: {}\n---\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n  REGION: eu-west\n",
+    ),
+    # Keys of a Secret that name a user, a host or a port.
+    ("SECRET", "kind: Secret\nstringData:\n  username: svc_app\n  DB_HOST: ZGIuaW50ZXJuYWw=\n"),
     ("SECRET", "what's the wifi pw?\nno idea, ask Sam"),
     # PASSPORT: a reference nearer than the passport cue; digits alone far from the cue.
     ("PASSPORT", "passport office visit, order number A1234567"),
