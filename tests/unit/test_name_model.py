@@ -486,6 +486,13 @@ def test_firms_named_after_people(detector: NameModelDetector, text: str, expect
             "Her refund went out this morning.\n\n[PERSON], Billing",
         ),
         ("See the attached figures for Q3.\n\nRevenue, Finance", None),
+        # ... and needs no blank line above it; a team's acronym counts.
+        ("Your payslip is attached.\nTore Berg, HR", "Your payslip is attached.\n[PERSON], HR"),
+        ("The ticket is closed.\nNele, IT Service Desk", "The ticket is closed.\n[PERSON], IT Service Desk"),
+        # what comes right after "my", "our" is a thing one has; a kin word between keeps a name
+        ("Hi, our Skoda Octavia was booked in at the garage", None),
+        ("Our Breville kettle arrived cracked", None),
+        ("the finale had my tía Ofelia screaming", "the finale had my [PERSON] screaming"),
     ],
 )
 def test_the_words_after_a_name_say_whether_it_is_a_person_or_a_company(

@@ -158,6 +158,10 @@ def _broken_particles(particles: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(gap.join(map(re.escape, words)) for words in parts), re.IGNORECASE)
 
 
+# A team's acronym in capitals ("HR", "IT", "QA").
+_ACRONYM = re.compile(r"[A-Z][A-Z&]{1,3}")
+
+
 def _name_and_role(
     lex: NameLexicon, text: str, a: int, b: int, ordinary: Callable[[str], bool] | None
 ) -> tuple[int, int] | None:
@@ -167,8 +171,10 @@ def _name_and_role(
     comma = text.find(",", a, b)
     if comma < 0:
         return None
-    role = SEPARATORS.split(text[comma + 1 : b].lower().strip(" .|"))
-    if not role or not all(w in lex.job_words or w in lex.org_words for w in role):
+    role = SEPARATORS.split(text[comma + 1 : b].strip(" .|"))
+    if not role or not all(
+        w.lower() in lex.job_words or w.lower() in lex.org_words or _ACRONYM.fullmatch(w) for w in role
+    ):
         return None
     head = text[a:comma].rstrip()
     words = head.split()
@@ -227,7 +233,13 @@ def structure(
                 yield n[0], n[1], "address_block"
     # A signature block is among the last six lines.
     for i in filled[-6:]:
-        if i == filled[0] or not blank(i - 1):
+        if i == filled[0]:
+            continue
+        if not blank(i - 1):
+            # A last line that names the writer's team needs no blank line above it ("Do say
+            # hello to them!\nTore Berg, HR").
+            if i == last and (n := _name_and_role(lex, text, *lines[i], ordinary)) is not None:
+                yield n[0], n[1], "signature_block"
             continue
         if i == last:
             # A lone name line ends the mail: "See you then.\n\nJoão Pereira". One word

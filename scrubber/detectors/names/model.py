@@ -573,6 +573,10 @@ def firm_after(
     return re.compile(rf"{more}{partners_before}(?:{'|'.join(tails)})")
 
 
+# Possessive determiners: what follows one right away is a thing someone has, not a person
+# ("our Skoda Octavia", "my Breville kettle"); people are named past a kin word ("my sister
+# Ana"), which is no name word.
+OWNED_BY = frozenset({"my", "our", "your", "their"})
 # The weight of ``next_c<class>`` at or under which a capitalised word of that class right after
 # a name makes it a company's (see NameModel.firm_word).
 FIRM_CLASS = -0.15
@@ -946,6 +950,8 @@ class NameModelDetector:
             after = WORD_AFTER.match(text, scored[b][0].end)
             if after is not None and self.model.firm_word(after.group(1)):
                 continue  # "Quigley Analytics", "Okonjo Property Group": a company's name
+            if self._owned(text, scored[a : b + 1]):
+                continue  # "our Skoda Octavia", "my Morphy Richards toaster": a thing one has
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and _place_start_alone(text, scored[a][0], self.model.words.place_starts):
@@ -966,6 +972,16 @@ class NameModelDetector:
                     continue  # "Meine neue Telefonnummer", "prosimy o kontakt": another language
             best = max(p for _, p in scored[a : b + 1])
             yield Finding(scored[a][0].start, scored[b][0].end, "PERSON", min(best, MAX_SCORE), self.name)
+
+    @staticmethod
+    def _owned(text: str, run: Sequence[tuple[Candidate, float]]) -> bool:
+        """Whether a run of capitalised words comes right after a possessive determiner (see
+        OWNED_BY); a kin word between, in lower case, keeps the name ("my tía Ofelia")."""
+        if any("k_cap" not in c.features for c, _ in run):
+            return False
+        start = run[0][0].start
+        owner = WORD_BEFORE.search(text, max(0, start - 8), start)
+        return owner is not None and owner.group(1).lower() in OWNED_BY
 
     def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
         """Whether two words are next to each other in a name: one space or a hyphen apart,
