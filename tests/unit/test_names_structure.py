@@ -99,6 +99,7 @@ MAIL = [
     "Present: Cllr [[Dunmore]], [[Will]] (clerk)\n\n1. The bins were accepted.",
     "Standup with [[Sam Okoro]] (they/them) at ten.",
     "Call [[Nadia]] (mum) when you land.",
+    "Approved by: [[Maria Okafor]]\nDeliver to: [[Ana De La Cruz]]",
 ]
 
 
@@ -157,6 +158,9 @@ NEGATIVE = [
     "Call me tomorrow.\n\nOslo, Norway",
     "Agenda (draft) for Monday (chair) review",
     "Bring the Apple Watch (product) and the Dell (owner) manual.",
+    # A key's value that names a role or a department.
+    "Approved by: Director of Finance",
+    "Deliver to: Goods In\nTruro depot",
 ]
 
 

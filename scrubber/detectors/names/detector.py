@@ -19,6 +19,8 @@ from scrubber.textsearch import FIND_BUDGET, occurrences_indexed
 
 SCORE = 0.85
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
+# Small words of English that no name holds capitalised after its first word ("Goods In").
+_SMALL_WORDS = frozenset({"in", "on", "at", "to", "for", "of", "the", "and", "or", "with", "from"})
 # The word right after a name, one blank away.
 _WORD_AFTER = re.compile(r" ([^\W\d_]+)")
 
@@ -78,6 +80,8 @@ class NameDetector:
                 continue
             if self.firm_word is not None and self._firm(text, start, cut):
                 continue
+            if self._role(text, start, cut):
+                continue
             # Only where nothing has to follow the name may it be cut short.
             if cut == end or (how in self.lex.open_ended and cut > start):
                 spans[start, cut] = how
@@ -85,6 +89,17 @@ class NameDetector:
         if out:
             out.extend(self._recurring(text, out))
         return out
+
+    def _role(self, text: str, start: int, end: int) -> bool:
+        """Whether a key's value names a role or a place in a firm, not a person: words of
+        `job_words` only ("Approved by: Director of Finance"), or a capitalised small word of
+        English after the first ("Deliver to: Goods In")."""
+        words = [w.strip(".,") for w in text[start:end].split()]
+        if not words:
+            return False
+        if all(w.lower() in self.lex.job_words for w in words):
+            return True
+        return any(w[:1].isupper() and w.lower() in _SMALL_WORDS for w in words[1:])
 
     def _firm(self, text: str, start: int, end: int) -> bool:
         """Whether a name of two words or more ends in a company's word, or one runs into it."""
