@@ -474,6 +474,10 @@ def test_firms_named_after_people(detector: NameModelDetector, text: str, expect
         ("Welcome to Fairbanks Analytics, Tomas!", "Welcome to Fairbanks Analytics, [PERSON]!"),
         ("Your policy renews next week.\n\nHalvorsen Mutual", None),
         ("Read it and call us.\n\nLindqvist Telecom", None),
+        # a field's label with its value after the name is no company's word; a cue's context
+        # (a record, a key) outweighs the word after the name
+        ("Customer: Maria Lopez Account 4411 closed", "Customer: [PERSON] Account 4411 closed"),
+        ("Name: John Smith Address: 12 Oak Street", "Name: [PERSON] Address: [STREET_ADDRESS]"),
         # capitalised words of other kinds, and surnames that are nouns too, leave the name
         ("Thanks Dmitri Great work on the release", "Thanks [PERSON] Great work on the release"),
         ("Lunch with Maria Tomorrow at noon?", "Lunch with [PERSON] Tomorrow at noon?"),

@@ -11,6 +11,7 @@ from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
 from scrubber.detectors.names.anchors import Anchors, Candidate, cancelled
 from scrubber.detectors.names.lexicon import NameLexicon
+from scrubber.detectors.names.model import VALUE_AFTER
 from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import joins, trim
 from scrubber.detectors.patterns import RegexTimeout
@@ -102,13 +103,18 @@ class NameDetector:
         return any(w[:1].isupper() and w.lower() in _SMALL_WORDS for w in words[1:])
 
     def _firm(self, text: str, start: int, end: int) -> bool:
-        """Whether a name of two words or more ends in a company's word, or one runs into it."""
+        """Whether a name of two words or more ends in a company's word, or one runs into it
+        that is no field's label (a value after it: "Customer: Maria Lopez Account 4411")."""
         assert self.firm_word is not None
         last = text.rfind(" ", start, end)
         if last > start and self.firm_word(text[last + 1 : end]):
             return True
         after = _WORD_AFTER.match(text, end)
-        return after is not None and self.firm_word(after.group(1))
+        return (
+            after is not None
+            and self.firm_word(after.group(1))
+            and VALUE_AFTER.match(text, after.end()) is None
+        )
 
     def _candidates(self, text: str) -> list[Candidate]:
         """Names in their contexts, as (start, end, context); not yet trimmed. Where two parts

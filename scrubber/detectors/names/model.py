@@ -573,6 +573,9 @@ def firm_after(
     return re.compile(rf"{more}{partners_before}(?:{'|'.join(tails)})")
 
 
+# A value right after a word (a number, maybe after ":", "#" or "="): the word is a field's
+# label ("Maria Lopez Account 4411", "Anna Berg Phone 555-0186"), not a company's.
+VALUE_AFTER = re.compile(r"[ \t]*[:#=]?[ \t]*\d")
 # Possessive determiners: what follows one right away is a thing someone has, not a person
 # ("our Skoda Octavia", "my Breville kettle"); people are named past a kin word ("my sister
 # Ana"), which is no name word.
@@ -948,7 +951,11 @@ class NameModelDetector:
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
             after = WORD_AFTER.match(text, scored[b][0].end)
-            if after is not None and self.model.firm_word(after.group(1)):
+            if (
+                after is not None
+                and self.model.firm_word(after.group(1))
+                and VALUE_AFTER.match(text, after.end()) is None
+            ):
                 continue  # "Quigley Analytics", "Okonjo Property Group": a company's name
             if self._owned(text, scored[a : b + 1]):
                 continue  # "our Skoda Octavia", "my Morphy Richards toaster": a thing one has
