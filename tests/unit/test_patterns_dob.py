@@ -159,6 +159,7 @@ NOT_BIRTH_DATES = [
     "I was born in Ohio and moved in 2012",
     "born and raised here, 30 years a customer",
     "the birthday party is on March 14th 10 people are coming",  # a count after the day
+    "born on March 4th 12 years ago",  # a count of years, no year
     "date of birth 14/13/1990",
 ]
 
