@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections.abc import Callable, Iterator
 
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext
 from scrubber.detectors.names import layout, records, replies
 from scrubber.detectors.names.anchors import Anchors, Candidate, cancelled
 from scrubber.detectors.names.lexicon import NameLexicon
-from scrubber.detectors.names.model import VALUE_AFTER
+from scrubber.detectors.names.model import firm_word_after
 from scrubber.detectors.names.patterns import SIG_DASHES
 from scrubber.detectors.names.shapes import joins, trim
 from scrubber.detectors.patterns import RegexTimeout
@@ -22,8 +21,6 @@ SCORE = 0.85
 _DASH, _EM_DASH, _EN_DASH = SIG_DASHES
 # Small words of English that no name holds capitalised after its first word ("Goods In").
 _SMALL_WORDS = frozenset({"in", "on", "at", "to", "for", "of", "the", "and", "or", "with", "from"})
-# The word right after a name, one blank away.
-_WORD_AFTER = re.compile(r" ([^\W\d_]+)")
 
 
 # Where one ordinary word is a role, not a name: after a greeting, as a speaker's label.
@@ -109,12 +106,7 @@ class NameDetector:
         last = text.rfind(" ", start, end)
         if last > start and self.firm_word(text[last + 1 : end]):
             return True
-        after = _WORD_AFTER.match(text, end)
-        return (
-            after is not None
-            and self.firm_word(after.group(1))
-            and VALUE_AFTER.match(text, after.end()) is None
-        )
+        return firm_word_after(text, end, self.firm_word)
 
     def _candidates(self, text: str) -> list[Candidate]:
         """Names in their contexts, as (start, end, context); not yet trimmed. Where two parts

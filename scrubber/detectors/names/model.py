@@ -30,7 +30,7 @@ import re
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -576,6 +576,15 @@ def firm_after(
 # A value right after a word (a number, maybe after ":", "#" or "="): the word is a field's
 # label ("Maria Lopez Account 4411", "Anna Berg Phone 555-0186"), not a company's.
 VALUE_AFTER = re.compile(r"[ \t]*[:#=]?[ \t]*\d")
+
+
+def firm_word_after(text: str, end: int, firm_word: Callable[[str], bool]) -> bool:
+    """Whether the word right after a name at ``end`` makes it a company's (``firm_word``,
+    NameModel.firm_word) and is no field's label, which a value follows."""
+    m = WORD_AFTER.match(text, end)
+    return m is not None and firm_word(m.group(1)) and VALUE_AFTER.match(text, m.end()) is None
+
+
 # Possessive determiners: what follows one right away is a thing someone has, not a person
 # ("our Skoda Octavia", "my Breville kettle"); people are named past a kin word ("my sister
 # Ana"), which is no name word.
@@ -950,12 +959,7 @@ class NameModelDetector:
                 a += 1
             if _names_a_place(text, scored[b][0].end, scored[a : b + 1], self.model.words):
                 continue
-            after = WORD_AFTER.match(text, scored[b][0].end)
-            if (
-                after is not None
-                and self.model.firm_word(after.group(1))
-                and VALUE_AFTER.match(text, after.end()) is None
-            ):
+            if firm_word_after(text, scored[b][0].end, self.model.firm_word):
                 continue  # "Quigley Analytics", "Okonjo Property Group": a company's name
             if self._owned(text, scored[a : b + 1]):
                 continue  # "our Skoda Octavia", "my Morphy Richards toaster": a thing one has
