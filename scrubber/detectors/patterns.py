@@ -22,7 +22,8 @@ import regex
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext, TimeBudgetExceeded
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.pattern_rules import PatternRule
-from scrubber.detectors.validators.base import Memo
+from scrubber.detectors.validators import VALIDATORS
+from scrubber.detectors.validators.base import Memo, spaced_date
 from scrubber.findings import Finding
 from scrubber.masking import placeholders
 
@@ -52,6 +53,10 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _NO_LISTS: frozenset[str] = frozenset()
+# A number read out in groups of digits, one blank between groups (see ``PatternDetector._read_out``).
+_READ_OUT = re.compile(r"(?<![\w.,-])\d{1,4}(?:[ \t]\d{1,4}){1,16}(?![\w,-]|\.\d)")
+_DIGIT = re.compile(r"\d")
+_PHONE_GROUPS = VALIDATORS["phone_formatted"]
 # A linear twin whose match starts at most this many characters before what it needs (see
 # ``_near``) is tried only there; one that may start further back scans the text from there.
 NEAR_REACH = 8
@@ -455,6 +460,10 @@ class PatternDetector:
                     finding = self._judge(rule, doc, m, cued=True)
                     if finding is not None:
                         given.append(finding)
+                if not given and rule.answer_parts is None:
+                    read_out = self._read_out(rule, doc, said, end)
+                    if read_out is not None:
+                        given.append(read_out)
                 if given:
                     # One value answers; a line of several is a record (a table's row under
                     # its header, "E95108,Quintero,1942-11-10,2018-09-20"), no reply.
@@ -465,6 +474,35 @@ class PatternDetector:
                         break
                     left = rule.answer_lines
                 pos = end + 1
+
+    @staticmethod
+    def _read_out(rule: PatternRule, doc: _Text, start: int, end: int) -> Finding | None:
+        """A reply that reads its number out in groups of digits ("315 582 459", "2 7 2 3 3 4 0
+        0 5", "375 063 522 2"), the one number of the reply, as the value ``rule`` takes when
+        written in one run: its digits must make a match of the rule's pattern and pass its
+        validator. Groups a phone number is written in ("514 847 2290") are a phone's, whatever
+        was asked (a contact's number under a request for an account), and a date written with
+        blanks ("12 05 2029") a date's."""
+        text = doc.text
+        runs = list(_READ_OUT.finditer(text, start, end))
+        if len(runs) != 1:
+            return None
+        m = runs[0]
+        if _DIGIT.search(text, start, m.start()) or _DIGIT.search(text, m.end(), end):
+            return None
+        said = m.group()
+        groups = said.split()
+        if spaced_date(groups):
+            return None  # "12 05 2029": a date, whatever was asked
+        digits = "".join(groups)
+        if rule.pattern.fullmatch(digits) is None:
+            return None
+        if rule.validator is not None and rule.validator(digits, doc.memo) <= 0:
+            return None
+        if rule.entity != "PHONE_NUMBER" and _PHONE_GROUPS(said, doc.memo) > 0:
+            return None
+        score = max(rule.score, rule.context_score)
+        return Finding(m.start(), m.end(), rule.entity, score, f"pattern:{rule.name}")
 
     @staticmethod
     def _stretches(rule: PatternRule, doc: _Text, start: int) -> list[tuple[int, int]]:

@@ -59,6 +59,12 @@ ANNOUNCED = [
     ("bot: the 9-digit routing number please\nuser: 324334203", "BANK_ACCOUNT", "324334203"),
     ("Agent: can you confirm your social?\nCaller: 363801953", "US_SSN", "363801953"),
     ("Agent: and the driver's license number?\nCustomer: D1273448", "DRIVER_LICENSE", "D1273448"),
+    # ... read out in groups of digits, as a caller says it.
+    ("Clerk: routing number for the transfer?\nGuest: 271 066 190", "BANK_ACCOUNT", "271 066 190"),
+    ("bot: And the account number?\nuser: 8813 0274 61", "BANK_ACCOUNT", "8813 0274 61"),
+    ("bot: And the account number?\nuser: 542 713 832 0", "BANK_ACCOUNT", "542 713 832 0"),  # README
+    ("Rep: and the account number please\n- 602 991 478 3", "BANK_ACCOUNT", "602 991 478 3"),
+    ("Agent: your passport number?\nCaller: 5 0 9 1 7 7 2 3 8", "PASSPORT", "5 0 9 1 7 7 2 3 8"),
     # A reference word in a phrase that only qualifies the cue does not take the value from it.
     ("The passport number on the booking is AQ5519023", "PASSPORT", "AQ5519023"),
     ("my passport number for the reservation is K4410972", "PASSPORT", "K4410972"),
@@ -92,7 +98,18 @@ LOOK_ALIKES = [
     # A reply with a cue of its own answers for that cue, not the question.
     "Agent: what is your account number?\nCustomer: it is on the card, order 12345678",
     "bot: And the account number?\nuser: ticket 55120934 covers it",
+    # Read out in groups: a phone's groups are a phone's, blanks in a date a date's, and a
+    # routing number read out must still pass the ABA checksum.
+    "Agent: and your passport number?\nCustomer: 12 05 2029",
+    "Clerk: routing number for the transfer?\nGuest: 271 066 191",
+    "bot: And the account number?\nuser: 2 accounts, 3 cards",
 ]
+
+
+def test_groups_a_phone_is_written_in_are_a_phone_under_any_request() -> None:
+    text = "Please send the refund to my mother's account\nIvo Marsh\n514 847 2290"
+    assert ("PHONE_NUMBER", "514 847 2290") in found(text)
+    assert all(entity != "BANK_ACCOUNT" for entity, _ in found(text))
 
 
 def test_a_line_that_only_names_a_value_asks_for_none() -> None:
