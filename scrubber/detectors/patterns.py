@@ -53,6 +53,8 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _NO_LISTS: frozenset[str] = frozenset()
+# Words of a request for more than one value (see ``PatternDetector._answers``).
+_SEVERAL = re.compile(r"\b(?:both|each|all|every|dates|numbers|dobs|birthdates)\b", re.IGNORECASE)
 # A number read out in groups of digits, one blank between groups (see ``PatternDetector._read_out``).
 _READ_OUT = re.compile(r"(?<![\w.,-])\d{1,4}(?:[ \t]\d{1,4}){1,16}(?![\w,-]|\.\d)")
 _DIGIT = re.compile(r"\d")
@@ -432,6 +434,9 @@ class PatternDetector:
                     continue  # ... masked by an earlier scrub ("DOB: [DATE_OF_BIRTH]")
             pos, left = line_end + 1, rule.answer_lines
             parts = 0
+            # A request for several values ("dates of birth for both of you?") may be answered
+            # by one line that gives them all in words, twice as long as a reply to one.
+            several = rule.answer_parts is None and _SEVERAL.search(text, line_start, line_end) is not None
             stops = cues.lists if rule.answer_parts is None else cues.lists - rule.answer_parts
             while left and pos < size:
                 end = text.find("\n", pos)
@@ -447,8 +452,9 @@ class PatternDetector:
                 words = text[said:end]
                 # In a speaker label only the cues of the rule's own lists count ("Order:" does,
                 # for a date; "Client:" names a speaker, not an IP address).
+                size_words = len(words.split())
                 if (
-                    len(words.split()) > ANSWER_MAX_WORDS
+                    size_words > ANSWER_MAX_WORDS * (2 if several else 1)
                     or "=" in words
                     or (("[" in words or "<" in words) and placeholders(words))
                     or cues.first_after(stops, said, end) >= 0
@@ -464,11 +470,15 @@ class PatternDetector:
                     read_out = self._read_out(rule, doc, said, end)
                     if read_out is not None:
                         given.append(read_out)
+                if size_words > ANSWER_MAX_WORDS and len(given) < 2:
+                    break  # a long line with one value: a sentence, no reply
                 if given:
                     # One value answers; a line of several is a record (a table's row under
-                    # its header, "E95108,Quintero,1942-11-10,2018-09-20"), no reply.
-                    if len(given) == 1:
-                        out.append(given[0])
+                    # its header, "E95108,Quintero,1942-11-10,2018-09-20"), no reply, unless
+                    # the line asked for several and the reply is said in words ("dates of
+                    # birth for both of you?" / "me 27 August 1966, my husband May 3, 1969").
+                    if len(given) == 1 or (several and " " in words.strip()):
+                        out.extend(given)
                     parts += 1
                     if rule.answer_parts is None or len(given) > 1 or parts == ANSWER_PARTS:
                         break

@@ -80,6 +80,17 @@ ANSWERS = [
     ("Agent: DOB?\nCustomer: 22.03.1979\nCustomer: 03/02/1981", ["22.03.1979"]),
     # A line that gives its own value asks for nothing.
     ("Customer: my dob is 03/22/1979\nCustomer: 04/01/1980", ["03/22/1979"]),
+    # A request for several values, answered in words on one line (twice as long a reply).
+    (
+        "Desk: dates of birth for both guests please\n"
+        "Guest: mine is 4 May 1971 and my partner Ilse's is 2 Feb 1974",
+        ["4 May 1971", "2 Feb 1974"],
+    ),
+    ("Nurse: and the DOBs of each child?\nParent: 03/11/2012, 19/06/2015", ["03/11/2012", "19/06/2015"]),
+    (
+        "dates of birth for both of you?\nmine is 4 May 1971 and Ilse's is 2 Feb 1974",
+        ["4 May 1971", "2 Feb 1974"],
+    ),
 ]
 
 
@@ -125,6 +136,13 @@ NOT_ANSWERS = [
     "Agent: thanks, that's all\nCustomer: 03/22/1979",
     # A row under a table's header: two dates, no reply (the table's column view decides).
     "emp_no,first_name,dob,hire_date\nE95108,Esteban,1942-11-10,2018-09-20",
+    # ... also under a request for several: a row says its values in no words.
+    "dates of birth for all staff please:\nE95108,Esteban,1942-11-10,2018-09-20",
+    # Asked for several, a long line with one date is a sentence, no reply.
+    "Desk: dates of birth for both guests please\n"
+    "Guest: we will bring the forms on 4 May 1999 when the office opens after the move",
+    # Asked for one, a reply of two dates is no reply.
+    "Agent: date of birth?\nCaller: either 4 May 1971 or 2 Feb 1974, I forget which",
     # Parts of a date of birth (answer_parts) only in replies: a year by a birth word in a
     # sentence is no more than a year.
     "I was born in 1962 and moved here in 1990",
