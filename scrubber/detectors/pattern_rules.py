@@ -191,6 +191,9 @@ class PatternRule:
     # "groups": also at its second group of digits ("ending 4242 4539 1488 0343 6467": a card
     # after the last four of another).
     rescan: bool | str = False
+    # A value typed over two lines (two chat messages): what its start looks like at the end of
+    # a line, compiled to match only there (see ``PatternDetector._split``); None: off.
+    split_head: re.Pattern[str] | None = None
 
     @property
     def gate_cased(self) -> tuple[str, ...]:
@@ -222,6 +225,7 @@ _KEYS_OPTIONAL = {
     "answer_lines",
     "answer_parts",
     "rescan",
+    "split_head",
 }
 
 
@@ -302,6 +306,14 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
     rescan = node.get("rescan", False)
     if not isinstance(rescan, bool) and rescan != "groups":
         raise fail("rescan must be true, false or groups")
+    split_head = None
+    if "split_head" in node:
+        if validator is None:
+            raise fail("split_head needs validate")
+        try:
+            split_head = re.compile(rf"(?<![\w-])(?:{node['split_head']})[ \t]*(?=\r?\n)")
+        except re.error as exc:
+            raise fail(f"invalid split_head: {exc}") from exc
     answer_lines = number("answer_lines", 0)
     if answer_lines and not requires:
         raise fail("answer_lines needs requires")
@@ -344,4 +356,5 @@ def build_rule(path: Path, node: Mapping[str, Any], cues: Mapping[str, Sequence[
         raised_by=raise_lists | requires,
         read_lists=used,
         rescan=rescan,
+        split_head=split_head,
     )

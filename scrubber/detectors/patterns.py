@@ -55,6 +55,14 @@ _ASKS = re.compile(
 _NO_LISTS: frozenset[str] = frozenset()
 # Words of a request for more than one value (see ``PatternDetector._answers``).
 _SEVERAL = re.compile(r"\b(?:both|each|all|every|dates|numbers|dobs|birthdates)\b", re.IGNORECASE)
+# The head of a line that continues a value typed on the line before (``PatternDetector._split``):
+# a quote mark, a time or a bracketed stamp, and a speaker's label ("guest |", "Ana (customer):").
+_NEXT_LABEL = re.compile(
+    r"[ \t>]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    r"(?:[^\W\d][\w .'()-]{0,30}?[ \t]*[:|][ \t]+)?"
+)
+# ... and the groups of letters and digits that continue it.
+_TAIL_GROUPS = re.compile(r"[A-Za-z0-9]{1,4}(?: [A-Za-z0-9]{1,4}){0,8}(?![\w-])")
 # A number read out in groups of digits, one blank between groups (see ``PatternDetector._read_out``).
 _READ_OUT = re.compile(r"(?<![\w.,-])\d{1,4}(?:[ \t]\d{1,4}){1,16}(?![\w,-]|\.\d)")
 _DIGIT = re.compile(r"\d")
@@ -320,6 +328,42 @@ class PatternDetector:
             return
         if rule.answer_parts is None:
             self._scan_cued(rule, doc, out, timeout, start, found)
+        if rule.split_head is not None and "\n" in text:
+            self._split(rule, doc, out)
+
+    @staticmethod
+    def _split(rule: PatternRule, doc: _Text, out: list[Finding]) -> None:
+        """Values typed over two lines, as two chat messages ("guest | DE54 7232" / "guest |
+        0171 9873 2462 46"): a line that ends in what ``rule.split_head`` says a value starts
+        with, and the groups that start the next line after its speaker's label (as many as
+        make one), joined with a blank, must be a match of the rule's pattern as a whole that
+        its validator takes (an IBAN's checksum). Then both parts are that entity. A head that
+        is a finding on its own is left alone."""
+        assert rule.split_head is not None and rule.validator is not None
+        text = doc.text
+        taken = [(f.start, f.end) for f in out if f.entity == rule.entity]
+        for m in rule.split_head.finditer(text):
+            head = m.group().rstrip()
+            if any(lo < m.end() and m.start() < hi for lo, hi in taken):
+                continue
+            nl = text.find("\n", m.end())
+            label = _NEXT_LABEL.match(text, nl + 1)
+            at = label.end() if label is not None else nl + 1
+            tail = _TAIL_GROUPS.match(text, at)
+            if tail is None:
+                continue
+            groups = tail.group().split()
+            for n in range(len(groups), 0, -1):
+                joined = head + " " + " ".join(groups[:n])
+                if rule.pattern.fullmatch(joined) is None or rule.validator(joined, doc.memo) <= 0:
+                    continue
+                end = at + len(" ".join(groups[:n]))
+                if text[at:end] != " ".join(groups[:n]):
+                    break  # groups spaced other than by one blank: not read back exactly
+                name = f"pattern:{rule.name}"
+                out.append(Finding(m.start(), m.start() + len(head), rule.entity, rule.score, name))
+                out.append(Finding(at, end, rule.entity, rule.score, name))
+                break
 
     def _scan_cued(
         self,

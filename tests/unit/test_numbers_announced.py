@@ -106,6 +106,25 @@ LOOK_ALIKES = [
 ]
 
 
+SPLIT = [
+    # An IBAN typed over two messages: both parts, whatever the speaker's label.
+    ("Buyer: DE44 5001\nBuyer: 0517 5407 3249 31", ["DE44 5001", "0517 5407 3249 31"]),
+    (
+        "[10:02] Ana (customer): ES87 2085 0103\n[10:03] Ana (customer): 9203 0073 1702 thanks",
+        ["ES87 2085 0103", "9203 0073 1702"],
+    ),
+    ("10:02:11 guest | DE44\n10:02:19 guest | 5001 0517 5407 3249 31", ["DE44", "5001 0517 5407 3249 31"]),
+    # The checksum decides: no IBAN, no part of one.
+    ("Buyer: DE44 5001\nBuyer: 0517 5407 3249 32", []),
+    ("my ref is AB12 3456\n7890 1234 5678 is the order", []),
+]
+
+
+@pytest.mark.parametrize(("text", "parts"), SPLIT, ids=[t[:40] for t, _ in SPLIT])
+def test_an_iban_typed_over_two_lines(text: str, parts: list[str]) -> None:
+    assert [v for entity, v in found(text) if entity == "IBAN"] == parts
+
+
 def test_groups_a_phone_is_written_in_are_a_phone_under_any_request() -> None:
     text = "Please send the refund to my mother's account\nIvo Marsh\n514 847 2290"
     assert ("PHONE_NUMBER", "514 847 2290") in found(text)

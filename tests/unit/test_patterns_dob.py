@@ -225,6 +225,8 @@ def test_date_validator(value: str, ok: bool) -> None:
     [
         ("    requires: [birth]\n    answer_parts: [month]\n", "answer_parts needs answer_lines"),
         ("    answer_lines: 2\n", "answer_lines needs requires"),
+        ("    split_head: '[A-Z]{2}'\n", "split_head needs validate"),
+        ("    validate: iban\n    split_head: '[A-Z'\n", "invalid split_head"),
     ],
 )
 def test_reply_keys_need_what_they_build_on(keys: str, error: str, tmp_path: Path) -> None:
