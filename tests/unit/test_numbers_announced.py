@@ -65,6 +65,17 @@ ANNOUNCED = [
     ("bot: And the account number?\nuser: 542 713 832 0", "BANK_ACCOUNT", "542 713 832 0"),  # README
     ("Rep: and the account number please\n- 602 991 478 3", "BANK_ACCOUNT", "602 991 478 3"),
     ("Agent: your passport number?\nCaller: 5 0 9 1 7 7 2 3 8", "PASSPORT", "5 0 9 1 7 7 2 3 8"),
+    # A signature's one-letter label at the start of a line: any country's groups.
+    ("Ines Vaal\nOffice Lead\nM: 075 318 2296\n", "PHONE_NUMBER", "075 318 2296"),
+    ("T. 0 41 77 80 12 | E: ines@example.org", "PHONE_NUMBER", "0 41 77 80 12"),
+    # A UK licence in a log line, the cue two keys before it, spelt "drivers_licence".
+    (
+        "kyc check doc=drivers_licence issuer=UK number=VAALX704251I99QT ok",
+        "DRIVER_LICENSE",
+        "VAALX704251I99QT",
+    ),
+    # A request for the digits at the end of a card, and the reply.
+    ("Rep: Amex shows five digits at the end, can you read those?\nCaller: 31862", "CREDIT_CARD", "31862"),
     # A reference word in a phrase that only qualifies the cue does not take the value from it.
     ("The passport number on the booking is AQ5519023", "PASSPORT", "AQ5519023"),
     ("my passport number for the reservation is K4410972", "PASSPORT", "K4410972"),
@@ -98,6 +109,10 @@ LOOK_ALIKES = [
     # A reply with a cue of its own answers for that cue, not the question.
     "Agent: what is your account number?\nCustomer: it is on the card, order 12345678",
     "bot: And the account number?\nuser: ticket 55120934 covers it",
+    # A one-letter label is a label only alone at a line's start, with the number as the rest.
+    "AM: 075 318 2296",
+    "M: 075 318 2296 is the batch id",
+    "C: 075 318 2296",
     # Read out in groups: a phone's groups are a phone's, blanks in a date a date's, and a
     # routing number read out must still pass the ABA checksum.
     "Agent: and your passport number?\nCustomer: 12 05 2029",
