@@ -84,6 +84,12 @@ POSITIVE = [
     ("EMAIL_ADDRESS", "From: Support <support@shop.example>", "support@shop.example"),
     ("EMAIL_ADDRESS", "reach me: jane (at) example (dot) com", "jane (at) example (dot) com"),
     ("EMAIL_ADDRESS", "contact: jo dot smith at outlook dot com", "jo dot smith at outlook dot com"),
+    ("EMAIL_ADDRESS", "send it to ivo at sign example dot org please", "ivo at sign example dot org"),
+    (
+        "EMAIL_ADDRESS",
+        "mail lena dot berg at symbol example dot com",
+        "lena dot berg at symbol example dot com",
+    ),
     ("EMAIL_ADDRESS", "update it to kim_lee88 @ yahoo . com please", "kim_lee88 @ yahoo . com"),
     # PHONE_NUMBER: international, NANP, trunk-0 national, extensions; others next to a cue.
     ("PHONE_NUMBER", "call (415) 555-2671 after six", "(415) 555-2671"),
