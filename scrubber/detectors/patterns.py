@@ -677,6 +677,11 @@ def _score(
                 return spent or _SYSLOG_TAG.search(text, h.end, start) is not None
 
         lowered = cues.last_before(rule.lower_lists, lo, start, skip) if rule.lower_lists else -1
+        if "server_ip" in rule.lower_lists:
+            # A server's own name right before its address: "app-01 (10.0.3.16)", "host=cache-a
+            # ip=10.22.5.10" (the nearest cue, even with "ip" in it). A name of what it serves,
+            # not a person's machine ("laptop-42").
+            lowered = max(lowered, _server_named(text, start, rule.window))
         if raised >= 0 and (raised >= lowered or _qualifies(text, raised, lowered)):
             return max(score, rule.context_score), False
         if lowered >= 0:
@@ -685,9 +690,25 @@ def _score(
             return max(score, rule.context_score), False
     elif rule.requires:
         return None  # not a cue in the text
+    elif "server_ip" in rule.lower_lists and _server_named(doc.text, start, rule.window) >= 0:
+        return score - rule.penalty, True
     return score, False
 
 
+def _server_named(text: str, start: int, window: int) -> int:
+    """``start`` if a server's name stands right before it (see _SERVER_NAME), else -1."""
+    lo = max(text.rfind("\n", 0, start) + 1, start - window)
+    return start if _SERVER_NAME.search(text, lo, start) is not None else -1
+
+
+# A machine named by what it serves, in the shape of a host name ("app-01", "web-3", "cache-a",
+# "worker-b7", "db02"), right before an address: in brackets, after "ip=", a colon or "at"/"on".
+_SERVER_NAME = re.compile(
+    r"(?<![\w.-])(?:app|web|api|db|cache|worker|node|srv|svc|lb|edge|proxy|gw|mq|redis|kafka|pg|"
+    r"mysql|mongo|k8s|vm|host|server|backend|frontend|nginx|ingress|bastion|jump)[-_]?(?:[a-z]{0,2}\d{1,3}[a-z]?|[a-z])"
+    r"(?:[ \t]*\(|[ \t]+ip[=:][ \t]?|[ \t]*[=:][ \t]*|[ \t]+(?:at|on)[ \t]+)\Z",
+    re.IGNORECASE,
+)
 # A syslog line's program and process id before its message ("dhcpd[4411]:").
 _SYSLOG_TAG = re.compile(r"[\w.-]+\[\d+\]: ")
 

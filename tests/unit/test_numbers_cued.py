@@ -116,6 +116,11 @@ ADDRESSES = [
     ("nour@example.fr/31.66.217.103:26062 MULTI_sva: pool returned", "31.66.217.103"),
     # A server's word in a syslog header's host name ("gw-02") is the machine that logs.
     ("Mar  3 08:11:52 gw-02 dhcpd[4411]: DHCPACK on 192.168.40.17 to 3c:22:fb:10:aa:01", "192.168.40.17"),
+    # A machine's name that says nothing of serving: a person's ("laptop-42", "my pc").
+    ("vpn login user=ivo host=laptop-42 ip=10.61.2.3", "10.61.2.3"),
+    ("my pc (192.168.7.22) keeps dropping off the wifi", "192.168.7.22"),
+    # A client's address first, then a server named right before its own.
+    ("my ip is 10.3.3.3, the box I hit is web-1 (10.2.2.2)", "10.3.3.3"),
 ]
 
 
@@ -144,9 +149,19 @@ NOT_CLIENTS = [
     '{"destination":{"ip":"172.31.8.40","port":443}}',
     "gw-01 at 10.0.0.1 rebooted after the update",
     "Mar  3 08:11:52 gw-02 kernel[0]: upstream 10.9.9.9 unreachable",
+    # A server named by what it serves, right before its address.
+    "checkout errors after a config change on app-01 (172.30.9.6), rolled back",
+    "latency p99=812 host=cache-a ip=10.22.7.100 region=eu-west-1",
+    "web-03: 10.0.3.16 is down again",
+    "moved the queue to worker-b7 at 10.4.4.21",
+    "app-01 (10.0.3.16)",  # README
 ]
 
 
 @pytest.mark.parametrize("text", NOT_CLIENTS)
 def test_servers_versions_and_networks_are_no_client_address(text: str) -> None:
     assert found(text, "IP_ADDRESS") == []
+
+
+def test_a_server_named_right_before_its_address_spares_that_one_only() -> None:
+    assert found("my ip is 10.3.3.3, the box I hit is web-1 (10.2.2.2)", "IP_ADDRESS") == ["10.3.3.3"]
