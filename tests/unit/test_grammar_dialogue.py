@@ -111,6 +111,9 @@ POSITIVE = [
     ),
     # ... in one reply, with words between the parts.
     ("PHONE_NUMBER", "Host: and a number we can call?\nGuest: [[415 867]], umm, hold on, [[5309]]"),
+    # ... but two whole values in one reply are two values, not the parts of one.
+    ("PHONE_NUMBER", "Host: a number to reach you?\nGuest: [[4158675309]] or my desk [[4158675310]]"),
+    ("ZIP_CODE", "Agent: your zip?\nCaller: [[94105]] or maybe [[94107]]"),
     # Digits said twice or three times: "double", "triple".
     (
         "PHONE_NUMBER",

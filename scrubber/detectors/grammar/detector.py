@@ -113,9 +113,12 @@ class GrammarDetector:
             starts = frozenset(ctx.starts.union(f.start for f in known))
             sentences, replies = self.reader.read(i, text, hits, skip, starts, ctx)
             if replies:
-                # A reply with other numbers in it ("415 867, umm, hold on, 5309") counts only as parts.
+                # A reply with other numbers in it ("415 867, umm, hold on, 5309") counts only as
+                # parts, unless the number is a whole value on its own: a value said, then said
+                # again corrected ("2 0 6 3 8 8 6 6 6 5 no wait ... it's 2 0 6 3 8 8 6 6 5 6").
                 taken = [
-                    not r.part and self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
+                    (not r.part or self._whole(text, memo, r))
+                    and self._emit(text, memo, r.fragment, r.value, r.cue, REPLY_PENALTY, out[i])
                     for r in replies
                 ]
                 self._emit_parts(text, memo, replies, taken, out[i])
