@@ -63,6 +63,24 @@ _NEXT_LABEL = re.compile(
 )
 # ... and the groups of letters and digits that continue it.
 _TAIL_GROUPS = re.compile(r"[A-Za-z0-9]{1,4}(?: [A-Za-z0-9]{1,4}){0,8}(?![\w-])")
+# A value spelt out in a reply (see ``PatternDetector._spelled_out``): its words, the letters of
+# the spelling alphabet and the digits said in words, and the words that may stand between.
+_SPELL_WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z]+)?|[^\sA-Za-z0-9]+")
+_ALPHABET = (
+    "alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+    "juliet", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+    "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray", "xray", "yankee", "zulu",
+)  # fmt: skip
+_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SPELLING = {
+    **{w: w[0].upper() for w in _ALPHABET},
+    **{w: str(d) for d, w in enumerate(_DIGIT_WORDS)},
+    "oh": "0",
+}
+_AS_IN = re.compile(r"(?:(?<=^[A-Za-z])|(?<=[^A-Za-z][A-Za-z])) as in [A-Za-z]+")
+_SPELL_FILLERS = frozenset(
+    {"um", "umm", "uh", "er", "erm", "then", "and", "it's", "its", "is", "it", "that's"}
+)
 # A number read out in groups of digits, one blank between groups (see ``PatternDetector._read_out``).
 _READ_OUT = re.compile(r"(?<![\w.,-])\d{1,4}(?:[ \t]\d{1,4}){1,16}(?![\w,-]|\.\d)")
 _DIGIT = re.compile(r"\d")
@@ -497,6 +515,9 @@ class PatternDetector:
                 # In a speaker label only the cues of the rule's own lists count ("Order:" does,
                 # for a date; "Client:" names a speaker, not an IP address).
                 size_words = len(words.split())
+                if size_words > ANSWER_MAX_WORDS and " as in " in words:
+                    # A letter spelt "B as in bravo" is one word of the reply.
+                    size_words = len(_AS_IN.sub("", words).split())
                 if (
                     size_words > ANSWER_MAX_WORDS * (2 if several else 1)
                     or "=" in words
@@ -511,7 +532,7 @@ class PatternDetector:
                     if finding is not None:
                         given.append(finding)
                 if not given and rule.answer_parts is None:
-                    read_out = self._read_out(rule, doc, said, end)
+                    read_out = self._read_out(rule, doc, said, end) or self._spelled_out(rule, doc, said, end)
                     if read_out is not None:
                         given.append(read_out)
                 if size_words > ANSWER_MAX_WORDS and len(given) < 2:
@@ -528,6 +549,57 @@ class PatternDetector:
                         break
                     left = rule.answer_lines
                 pos = end + 1
+
+    @staticmethod
+    def _spelled_out(rule: PatternRule, doc: _Text, start: int, end: int) -> Finding | None:
+        """A reply that spells its value out character by character, as said on the phone:
+        "C 6 J... 2 Y 1", "B as in bravo 6 Z, 5 S as in sam 0", "kilo one alpha ...". Single
+        letters and digits, the words of the spelling alphabet (the letter they stand for),
+        digits said in words, and "X as in <word starting with X>" (the letter) make the value;
+        marks and a few fillers ("um", "then", "it's") may stand between; any other word and
+        the reply is no spelling. The characters joined must be a match of the rule's pattern
+        (and pass its validator), with a letter among them: digits alone are ``_read_out``'s."""
+        text = doc.text
+        chars: list[str] = []
+        first = last = -1
+        words = list(_SPELL_WORD.finditer(text, start, end))
+        i = 0
+        while i < len(words):
+            m = words[i]
+            w = m.group()
+            low = w.lower()
+            if (
+                i + 2 < len(words)
+                and low == "as"
+                and words[i + 1].group().lower() == "in"
+                and chars
+                and words[i + 2].group()[:1].lower() == chars[-1].lower()
+            ):
+                i += 3  # "B as in bravo": the letter said already
+                last = words[i - 1].end()
+                continue
+            if len(w) == 1 and w.isalnum():
+                char = w
+            elif low in _SPELLING:
+                char = _SPELLING[low]
+            elif low in _SPELL_FILLERS or not w[0].isalnum():
+                i += 1
+                continue
+            else:
+                return None
+            chars.append(char)
+            first = m.start() if first < 0 else first
+            last = m.end()
+            i += 1
+        value = "".join(chars)
+        if len(value) < 5 or not any(c.isalpha() for c in value) or not any(c.isdigit() for c in value):
+            return None
+        if rule.pattern.fullmatch(value.upper()) is None:
+            return None
+        if rule.validator is not None and rule.validator(value.upper(), doc.memo) <= 0:
+            return None
+        score = max(rule.score, rule.context_score)
+        return Finding(first, last, rule.entity, score, f"pattern:{rule.name}")
 
     @staticmethod
     def _read_out(rule: PatternRule, doc: _Text, start: int, end: int) -> Finding | None:

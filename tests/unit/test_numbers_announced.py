@@ -65,6 +65,23 @@ ANNOUNCED = [
     ("bot: And the account number?\nuser: 542 713 832 0", "BANK_ACCOUNT", "542 713 832 0"),  # README
     ("Rep: and the account number please\n- 602 991 478 3", "BANK_ACCOUNT", "602 991 478 3"),
     ("Agent: your passport number?\nCaller: 5 0 9 1 7 7 2 3 8", "PASSPORT", "5 0 9 1 7 7 2 3 8"),
+    # ... spelt out, as on the phone: letters, the spelling alphabet, "X as in <word>".
+    ("Rep: And the postal code?\nCaller: K 2 P... 1 L 4", "ZIP_CODE", "K 2 P... 1 L 4"),
+    (
+        "Agent: postcode please?\nCaller: it's M as in mike 1 1, 1 A as in apple E",
+        "ZIP_CODE",
+        "M as in mike 1 1, 1 A as in apple E",
+    ),
+    (
+        "Agent: your passport number?\nCaller: X as in xray 4 4 1 9 0 2 7",
+        "PASSPORT",
+        "X as in xray 4 4 1 9 0 2 7",
+    ),
+    (
+        "Agent: and the postcode?\nGuest: sierra echo one nine, two tango uniform",
+        "ZIP_CODE",
+        "sierra echo one nine, two tango uniform",
+    ),
     # A signature's one-letter label at the start of a line: any country's groups.
     ("Ines Vaal\nOffice Lead\nM: 075 318 2296\n", "PHONE_NUMBER", "075 318 2296"),
     ("T. 0 41 77 80 12 | E: ines@example.org", "PHONE_NUMBER", "0 41 77 80 12"),
@@ -109,6 +126,10 @@ LOOK_ALIKES = [
     # A reply with a cue of its own answers for that cue, not the question.
     "Agent: what is your account number?\nCustomer: it is on the card, order 12345678",
     "bot: And the account number?\nuser: ticket 55120934 covers it",
+    # A reply with other words is no spelling; "as in" after a word is no letter spelt.
+    "Agent: postcode please?\nCaller: same as in my file from last year, I think",
+    "Agent: postcode please?\nCaller: B 6 Z, the blue house next door",
+    "Agent: your passport number?\nCaller: A B C D E F",
     # A one-letter label is a label only alone at a line's start, with the number as the rest.
     "AM: 075 318 2296",
     "M: 075 318 2296 is the batch id",
