@@ -649,3 +649,29 @@ def test_a_given_name_in_lower_case_after_a_greeting(
     detector: NameModelDetector, text: str, expected: list[str]
 ) -> None:
     assert names(detector, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a part of a name found in full names the same person where it stands alone
+        (
+            "Call with Ilse Vermaelen and Tomas Brink moved to Friday. Vermaelen's team wants it first.",
+            ["Ilse Vermaelen", "Tomas Brink", "Vermaelen"],
+        ),
+        (
+            "Lunch with Odile Marchetti on Friday. Marchetti said the budget is fine.",
+            ["Odile Marchetti", "Marchetti"],
+        ),
+        # ... not a part written in lower case more often ("green"), a month, or one before a
+        # company's word
+        ("I met Harriet Green at the fair; the Green button works now", ["Harriet Green"]),
+        ("Ron Castellano\nCastellano Property Mgmt", ["Ron Castellano"]),
+        # ... nor inside an e-mail address or a file name's stem in lower case
+        ("Met Kana Hashimoto today: kana.hashimoto@example.com", ["Kana Hashimoto"]),
+    ],
+)
+def test_a_part_of_a_found_name_alone_elsewhere(
+    detector: NameModelDetector, text: str, expected: list[str]
+) -> None:
+    assert names(detector, text) == expected

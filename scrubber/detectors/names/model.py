@@ -705,6 +705,18 @@ def word_class(classes: Mapping[str, int], word: str) -> int | None:
     return c
 
 
+# A part of a found name shorter than this is not looked for on its own (see
+# NameModelDetector._recurring).
+RECUR_CHARS = 3
+
+
+def _lower_more_often(lexicon: Lexicon, word: str) -> bool:
+    """Whether a lower-case word is written in lower case more often than capitalised ("green",
+    "will", "rose"), or is an ordinary word that no name list holds."""
+    entry = lexicon.get(word)
+    return lexicon.ordinary(word) if entry is None else entry.proper < 0
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A word that may be (part of) a name, with its features."""
@@ -768,7 +780,44 @@ class NameModelDetector:
             found = [f for f in found if not _after_postcode(text, f.start)]
         if found and self.model.words.thing_fields and (":" in text or "=" in text):
             found = [f for f in found if not _in_thing_field(text, f.start, self.model.words.thing_fields)]
+        if found:
+            found = self._recurring(text, found)
         return found
+
+    def _recurring(self, text: str, found: list[Finding]) -> list[Finding]:
+        """``found``, and the words of its names of two words or more where they stand alone
+        elsewhere in the message: the same person named again by one part ("Meeting with Kana
+        Hashimoto ..." ... "Hashimoto's team wants ..."), with the name's score. A word that is
+        an ordinary word too ("Green", "Will"), a month or a weekday, or that is written in
+        capitals, is not looked for; nor is it taken before a company's word ("Ron Castellano" /
+        "Castellano Property Mgmt")."""
+        lexicon, dates = self.model.lexicon, self.model.words.dates
+        words: dict[str, float] = {}
+        for f in found:
+            parts = text[f.start : f.end].split()
+            if len(parts) < 2:
+                continue
+            for word in parts:
+                key = word.lower()
+                if (
+                    len(word) >= RECUR_CHARS
+                    and word[0].isupper()
+                    and not word.isupper()
+                    and word.isalpha()
+                    and key not in dates
+                    and not _lower_more_often(lexicon, key)
+                ):
+                    words[word] = max(words.get(word, 0.0), f.score)
+        if not words:
+            return found
+        pattern = re.compile(r"(?<![\w'’.@-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w@-]|\.\w)")
+        taken, firm = Spans(found), self.model.firm_word
+        more = [
+            Finding(m.start(), m.end(), "PERSON", words[m.group()], self.name)
+            for m in pattern.finditer(text)
+            if not taken.overlaps(m.start(), m.end()) and not firm_word_after(text, m.end(), firm)
+        ]
+        return sorted(found + more, key=lambda f: (f.start, f.end)) if more else found
 
     def find(self, text: str, ctx: MessageContext | None = None) -> list[Finding]:
         """The model's names in ``text``, whatever other detectors found; with ``ctx``, past
