@@ -710,6 +710,22 @@ def word_class(classes: Mapping[str, int], word: str) -> int | None:
 RECUR_CHARS = 3
 
 
+# A list of names (see NameModelDetector._listed): items of one to three words, each beginning
+# with a letter, joined by ", ", " and ", " & " or ", and ", on one line.
+_ITEM_SOURCE = r"[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2}"
+_ITEM = re.compile(rf"(?<![\w'’-]){_ITEM_SOURCE}(?![\w'’-])")
+_LIST = re.compile(
+    rf"(?<![\w'’-]){_ITEM_SOURCE}(?:(?:, (?:and |& )?| and | & ){_ITEM_SOURCE}){{2,}}(?![\w'’-])"
+)
+
+
+def _a_name(lexicon: Lexicon, word: str) -> bool:
+    """Whether a lower-case word is a given name or a surname of the lexicon, written
+    capitalised at least as often as not."""
+    entry = lexicon.get(word)
+    return entry is not None and bool(entry.given or entry.surname) and entry.proper >= 0
+
+
 def _lower_more_often(lexicon: Lexicon, word: str) -> bool:
     """Whether a lower-case word is written in lower case more often than capitalised ("green",
     "will", "rose"), or is an ordinary word that no name list holds."""
@@ -780,9 +796,41 @@ class NameModelDetector:
             found = [f for f in found if not _after_postcode(text, f.start)]
         if found and self.model.words.thing_fields and (":" in text or "=" in text):
             found = [f for f in found if not _in_thing_field(text, f.start, self.model.words.thing_fields)]
+        if len(found) >= 2 and ("," in text or " and " in text or "&" in text):
+            found = self._listed(text, found)
         if found:
             found = self._recurring(text, found)
         return found
+
+    def _listed(self, text: str, found: list[Finding]) -> list[Finding]:
+        """``found``, and the other capitalised items of a list of names ("Present: Yoko
+        Nakamura, Ashley Smart, Chi."; "Okafor, Lindqvist and Li"): in a list of items joined
+        by commas, "and" or "&" of which two at least are names found, an item of one to three
+        capitalised words is a name too, with the lowest score of the list's names, if each of
+        its words is a given name or a surname of the lexicon written capitalised at least as
+        often as not: not "Apple", "Chiropodist" ("Ncama, Mandlakhe, Chiropodist"), a month
+        or a word in capitals."""
+        lexicon, dates = self.model.lexicon, self.model.words.dates
+        spans = {(f.start, f.end): f.score for f in found}
+        more: list[Finding] = []
+        for m in _LIST.finditer(text):
+            items = [(i.start(), i.end()) for i in _ITEM.finditer(text, m.start(), m.end())]
+            named = [spans[i] for i in items if i in spans]
+            if len(named) < 2 or len(named) == len(items):
+                continue
+            for a, b in items:
+                if (a, b) in spans:
+                    continue
+                words = text[a:b].split()
+                if all(w[0].isupper() and not w.isupper() for w in words) and all(
+                    w.lower() not in dates and _a_name(lexicon, w.lower()) for w in words
+                ):
+                    more.append(Finding(a, b, "PERSON", min(named), self.name))
+        if not more:
+            return found
+        taken = Spans(found)
+        more = [f for f in more if not taken.overlaps(f.start, f.end)]
+        return sorted(found + more, key=lambda f: (f.start, f.end)) if more else found
 
     def _recurring(self, text: str, found: list[Finding]) -> list[Finding]:
         """``found``, and the words of its names of two words or more where they stand alone
