@@ -712,8 +712,12 @@ RECUR_CHARS = 3
 
 # A list of names (see NameModelDetector._listed): items of one to three words, each beginning
 # with a letter, joined by ", ", " and ", " & " or ", and ", on one line.
-_ITEM_SOURCE = r"[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*){0,2}"
+_ITEM_SOURCE = r"(?!and )[^\W\d_][\w'’-]*(?: (?!and\b)[^\W\d_][\w'’-]*){0,2}"
 _ITEM = re.compile(rf"(?<![\w'’-]){_ITEM_SOURCE}(?![\w'’-])")
+# What may not stand right before (after) a part of a name looked for again: it would be a part
+# of a word, an address or a file's name ("kana.hashimoto@", "Hashimoto.pdf" is taken).
+_GLUED_BEFORE = frozenset("_'’.@-")
+_GLUED_AFTER = frozenset("_@-")
 _LIST = re.compile(
     rf"(?<![\w'’-]){_ITEM_SOURCE}(?:(?:, (?:and |& )?| and | & ){_ITEM_SOURCE}){{2,}}(?![\w'’-])"
 )
@@ -813,7 +817,14 @@ class NameModelDetector:
         lexicon, dates = self.model.lexicon, self.model.words.dates
         spans = {(f.start, f.end): f.score for f in found}
         more: list[Finding] = []
-        for m in _LIST.finditer(text):
+        reached = -1
+        for f in found:
+            if f.start < reached:
+                continue
+            m = _LIST.match(text, f.start)
+            if m is None:
+                continue
+            reached = m.end()
             items = [(i.start(), i.end()) for i in _ITEM.finditer(text, m.start(), m.end())]
             named = [spans[i] for i in items if i in spans]
             if len(named) < 2 or len(named) == len(items):
@@ -858,13 +869,22 @@ class NameModelDetector:
                     words[word] = max(words.get(word, 0.0), f.score)
         if not words:
             return found
-        pattern = re.compile(r"(?<![\w'’.@-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w@-]|\.\w)")
         taken, firm = Spans(found), self.model.firm_word
-        more = [
-            Finding(m.start(), m.end(), "PERSON", words[m.group()], self.name)
-            for m in pattern.finditer(text)
-            if not taken.overlaps(m.start(), m.end()) and not firm_word_after(text, m.end(), firm)
-        ]
+        more = []
+        size = len(text)
+        for word, score in words.items():
+            i = text.find(word)
+            while i >= 0:
+                j = i + len(word)
+                if (
+                    (i == 0 or (text[i - 1] not in _GLUED_BEFORE and not text[i - 1].isalnum()))
+                    and (j == size or not (text[j].isalnum() or text[j] in _GLUED_AFTER))
+                    and not (j + 1 < size and text[j] == "." and text[j + 1].isalnum())
+                    and not taken.overlaps(i, j)
+                    and not firm_word_after(text, j, firm)
+                ):
+                    more.append(Finding(i, j, "PERSON", score, self.name))
+                i = text.find(word, j)
         return sorted(found + more, key=lambda f: (f.start, f.end)) if more else found
 
     def find(self, text: str, ctx: MessageContext | None = None) -> list[Finding]:
