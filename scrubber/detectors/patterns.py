@@ -351,8 +351,8 @@ class PatternDetector:
 
     @staticmethod
     def _split(rule: PatternRule, doc: _Text, out: list[Finding]) -> None:
-        """Values typed over two lines, as two chat messages ("guest | DE54 7232" / "guest |
-        0171 9873 2462 46"): a line that ends in what ``rule.split_head`` says a value starts
+        """Values typed over two lines, as two chat messages ("guest | DE44 5001" / "guest |
+        0517 5407 3249 31"): a line that ends in what ``rule.split_head`` says a value starts
         with, and the groups that start the next line after its speaker's label (as many as
         make one), joined with a blank, must be a match of the rule's pattern as a whole that
         its validator takes (an IBAN's checksum). Then both parts are that entity. A head that
@@ -553,7 +553,7 @@ class PatternDetector:
     @staticmethod
     def _spelled_out(rule: PatternRule, doc: _Text, start: int, end: int) -> Finding | None:
         """A reply that spells its value out character by character, as said on the phone:
-        "C 6 J... 2 Y 1", "B as in bravo 6 Z, 5 S as in sam 0", "kilo one alpha ...". Single
+        "K 2 P... 1 L 4", "M as in mike 1 1, 1 A as in apple E", "kilo one alpha ...". Single
         letters and digits, the words of the spelling alphabet (the letter they stand for),
         digits said in words, and "X as in <word starting with X>" (the letter) make the value;
         marks and a few fillers ("um", "then", "it's") may stand between; any other word and
@@ -603,8 +603,8 @@ class PatternDetector:
 
     @staticmethod
     def _read_out(rule: PatternRule, doc: _Text, start: int, end: int) -> Finding | None:
-        """A reply that reads its number out in groups of digits ("315 582 459", "2 7 2 3 3 4 0
-        0 5", "375 063 522 2"), the one number of the reply, as the value ``rule`` takes when
+        """A reply that reads its number out in groups of digits ("271 066 190", "5 0 9 1 7 7 2
+        3 8", "602 991 478 3"), the one number of the reply, as the value ``rule`` takes when
         written in one run: its digits must make a match of the rule's pattern and pass its
         validator. Groups a phone number is written in ("514 847 2290") are a phone's, whatever
         was asked (a contact's number under a request for an account), and a date written with

@@ -666,9 +666,9 @@ def test_a_given_name_in_lower_case_after_a_greeting(
         # ... not a part written in lower case more often ("green"), a month, or one before a
         # company's word
         ("I met Harriet Green at the fair; the Green button works now", ["Harriet Green"]),
-        ("Ron Castellano\nCastellano Property Mgmt", ["Ron Castellano"]),
+        ("Ines Vaal\nVaal Property Mgmt", ["Ines Vaal"]),
         # ... nor inside an e-mail address or a file name's stem in lower case
-        ("Met Kana Hashimoto today: kana.hashimoto@example.com", ["Kana Hashimoto"]),
+        ("Met Ilse Vermaelen today: ilse.vermaelen@example.com", ["Ilse Vermaelen"]),
     ],
 )
 def test_a_part_of_a_found_name_alone_elsewhere(
@@ -686,7 +686,7 @@ def test_a_part_of_a_found_name_alone_elsewhere(
             ["Ilse Vermaelen", "Tomas Brink", "Chi"],
         ),
         # ... not a job, a team or a firm beside the names
-        ("new starter: Ncama, Mandlakhe, Chiropodist, desk 116", ["Ncama", "Mandlakhe"]),
+        ("new starter: Okoro, Chidinma, Chiropodist, desk 12", ["Okoro", "Chidinma"]),
         ("Thanks to Ilse Vermaelen, Tomas Brink, Marketing and Google", ["Ilse Vermaelen", "Tomas Brink"]),
     ],
 )

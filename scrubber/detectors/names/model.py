@@ -715,7 +715,7 @@ RECUR_CHARS = 3
 _ITEM_SOURCE = r"(?!and )[^\W\d_][\w'’-]*(?: (?!and\b)[^\W\d_][\w'’-]*){0,2}"
 _ITEM = re.compile(rf"(?<![\w'’-]){_ITEM_SOURCE}(?![\w'’-])")
 # What may not stand right before (after) a part of a name looked for again: it would be a part
-# of a word, an address or a file's name ("kana.hashimoto@", "Hashimoto.pdf" is taken).
+# of a word, an address or a file's name ("ilse.vermaelen@", "Vermaelen.pdf" is taken).
 _GLUED_BEFORE = frozenset("_'’.@-")
 _GLUED_AFTER = frozenset("_@-")
 _LIST = re.compile(
@@ -807,12 +807,12 @@ class NameModelDetector:
         return found
 
     def _listed(self, text: str, found: list[Finding]) -> list[Finding]:
-        """``found``, and the other capitalised items of a list of names ("Present: Yoko
-        Nakamura, Ashley Smart, Chi."; "Okafor, Lindqvist and Li"): in a list of items joined
+        """``found``, and the other capitalised items of a list of names ("Present: Ilse
+        Vermaelen, Tomas Brink, Chi."; "Okafor, Lindqvist and Li"): in a list of items joined
         by commas, "and" or "&" of which two at least are names found, an item of one to three
         capitalised words is a name too, with the lowest score of the list's names, if each of
         its words is a given name or a surname of the lexicon written capitalised at least as
-        often as not: not "Apple", "Chiropodist" ("Ncama, Mandlakhe, Chiropodist"), a month
+        often as not: not "Apple", "Chiropodist" ("Okoro, Chidinma, Chiropodist"), a month
         or a word in capitals."""
         lexicon, dates = self.model.lexicon, self.model.words.dates
         spans = {(f.start, f.end): f.score for f in found}
@@ -845,11 +845,11 @@ class NameModelDetector:
 
     def _recurring(self, text: str, found: list[Finding]) -> list[Finding]:
         """``found``, and the words of its names of two words or more where they stand alone
-        elsewhere in the message: the same person named again by one part ("Meeting with Kana
-        Hashimoto ..." ... "Hashimoto's team wants ..."), with the name's score. A word that is
+        elsewhere in the message: the same person named again by one part ("Call with Ilse
+        Vermaelen ..." ... "Vermaelen's team wants ..."), with the name's score. A word that is
         an ordinary word too ("Green", "Will"), a month or a weekday, or that is written in
-        capitals, is not looked for; nor is it taken before a company's word ("Ron Castellano" /
-        "Castellano Property Mgmt")."""
+        capitals, is not looked for; nor is it taken before a company's word ("Ines Vaal" /
+        "Vaal Property Mgmt")."""
         lexicon, dates = self.model.lexicon, self.model.words.dates
         words: dict[str, float] = {}
         for f in found:
