@@ -22,6 +22,7 @@ import regex
 from scrubber.detectors import REGEX_TIMEOUT, MessageContext, TimeBudgetExceeded
 from scrubber.detectors.cues import CueHit, CueHits, CueIndex
 from scrubber.detectors.pattern_rules import PatternRule
+from scrubber.detectors.tokens import SPELLED
 from scrubber.detectors.validators import VALIDATORS
 from scrubber.detectors.validators.base import Memo, spaced_date
 from scrubber.findings import Finding
@@ -71,12 +72,7 @@ _ALPHABET = (
     "juliet", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
     "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray", "xray", "yankee", "zulu",
 )  # fmt: skip
-_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_SPELLING = {
-    **{w: w[0].upper() for w in _ALPHABET},
-    **{w: str(d) for d, w in enumerate(_DIGIT_WORDS)},
-    "oh": "0",
-}
+_SPELLING = {**{w: w[0].upper() for w in _ALPHABET}, **SPELLED}
 _AS_IN = re.compile(r"(?:(?<=^[A-Za-z])|(?<=[^A-Za-z][A-Za-z])) as in [A-Za-z]+")
 _SPELL_FILLERS = frozenset(
     {"um", "umm", "uh", "er", "erm", "then", "and", "it's", "its", "is", "it", "that's"}

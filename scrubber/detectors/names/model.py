@@ -180,6 +180,18 @@ class Lexicon:
             return self.ordinary(word)
         return not entry.given and not entry.surname and entry.proper < 0
 
+    def name_word(self, word: str) -> bool:
+        """Whether a lower-case word is a given name or a surname, written capitalised at least
+        as often as not."""
+        entry = self.get(word)
+        return entry is not None and bool(entry.given or entry.surname) and entry.proper >= 0
+
+    def lower_more_often(self, word: str) -> bool:
+        """Whether a lower-case word is written in lower case more often than capitalised
+        ("green", "will", "rose"), or is an ordinary word that no name list holds."""
+        entry = self.get(word)
+        return self.ordinary(word) if entry is None else entry.proper < 0
+
     def ordinary(self, word: str) -> bool:
         if word in self._fast:
             return True
@@ -723,20 +735,6 @@ _LIST = re.compile(
 )
 
 
-def _a_name(lexicon: Lexicon, word: str) -> bool:
-    """Whether a lower-case word is a given name or a surname of the lexicon, written
-    capitalised at least as often as not."""
-    entry = lexicon.get(word)
-    return entry is not None and bool(entry.given or entry.surname) and entry.proper >= 0
-
-
-def _lower_more_often(lexicon: Lexicon, word: str) -> bool:
-    """Whether a lower-case word is written in lower case more often than capitalised ("green",
-    "will", "rose"), or is an ordinary word that no name list holds."""
-    entry = lexicon.get(word)
-    return lexicon.ordinary(word) if entry is None else entry.proper < 0
-
-
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A word that may be (part of) a name, with its features."""
@@ -834,7 +832,7 @@ class NameModelDetector:
                     continue
                 words = text[a:b].split()
                 if all(w[0].isupper() and not w.isupper() for w in words) and all(
-                    w.lower() not in dates and _a_name(lexicon, w.lower()) for w in words
+                    w.lower() not in dates and lexicon.name_word(w.lower()) for w in words
                 ):
                     more.append(Finding(a, b, "PERSON", min(named), self.name))
         if not more:
@@ -864,7 +862,7 @@ class NameModelDetector:
                     and not word.isupper()
                     and word.isalpha()
                     and key not in dates
-                    and not _lower_more_often(lexicon, key)
+                    and not lexicon.lower_more_often(key)
                 ):
                     words[word] = max(words.get(word, 0.0), f.score)
         if not words:
@@ -872,19 +870,15 @@ class NameModelDetector:
         taken, firm = Spans(found), self.model.firm_word
         more = []
         size = len(text)
-        for word, score in words.items():
-            i = text.find(word)
-            while i >= 0:
-                j = i + len(word)
-                if (
-                    (i == 0 or (text[i - 1] not in _GLUED_BEFORE and not text[i - 1].isalnum()))
-                    and (j == size or not (text[j].isalnum() or text[j] in _GLUED_AFTER))
-                    and not (j + 1 < size and text[j] == "." and text[j + 1].isalnum())
-                    and not taken.overlaps(i, j)
-                    and not firm_word_after(text, j, firm)
-                ):
-                    more.append(Finding(i, j, "PERSON", score, self.name))
-                i = text.find(word, j)
+        for i, j in _places(text, set(words)):
+            if (
+                (i == 0 or (text[i - 1] not in _GLUED_BEFORE and not text[i - 1].isalnum()))
+                and (j == size or not (text[j].isalnum() or text[j] in _GLUED_AFTER))
+                and not (j + 1 < size and text[j] == "." and text[j + 1].isalnum())
+                and not taken.overlaps(i, j)
+                and not firm_word_after(text, j, firm)
+            ):
+                more.append(Finding(i, j, "PERSON", words[text[i:j]], self.name))
         return sorted(found + more, key=lambda f: (f.start, f.end)) if more else found
 
     def find(self, text: str, ctx: MessageContext | None = None) -> list[Finding]:
