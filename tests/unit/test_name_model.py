@@ -694,3 +694,24 @@ def test_an_item_of_a_list_of_names(text: str, expected: list[str]) -> None:
     assert [
         text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
     ] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a run between a determiner and a noun names a make or a product
+        ("Does the Hollis Bramwell watch come with a spare strap?", []),
+        ("I returned the Anneliese Dorn handbag last week", []),
+        ("we tried a new Quentin Marlowe mattress", []),
+        # ... not before a noun a person's name goes before, nor before a verb or "who"
+        ("the new Ishiguro novel is slower than I hoped", ["Ishiguro"]),
+        ("We borrowed the Okonkwo family's ladder again", ["Okonkwo"]),
+        ("I think the Marguerite Dufresne who rang is the tenant", ["Marguerite Dufresne"]),
+        # ... and not without the determiner
+        ("Hollis Bramwell called about the watch", ["Hollis Bramwell"]),
+    ],
+)
+def test_a_run_between_a_determiner_and_a_noun(text: str, expected: list[str]) -> None:
+    assert [
+        text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
+    ] == expected

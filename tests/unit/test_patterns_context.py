@@ -135,6 +135,22 @@ POSITIVE = [
     # IP_ADDRESS: the client of a JSON log, the source of a firewall log.
     ("IP_ADDRESS", '{"x_forwarded_for": "81.2.69.160", "status": 200}', ["81.2.69.160"]),
     ("IP_ADDRESS", "IN=eth0 OUT= SRC=81.2.69.160 DST=81.2.69.161 LEN=60", ["81.2.69.160"]),
+    ("IP_ADDRESS", "login failed for 10.2.3.4 after 3 attempts", ["10.2.3.4"]),
+    # SECRET: a password typed further on in a sentence that speaks of one.
+    (
+        "SECRET",
+        "it says wrong password but I keep typing Wren#4417dusk exactly as set",
+        ["Wren#4417dusk"],
+    ),
+    ("SECRET", "Since the password change I cannot log in. I tried Heron_2208! twice.", ["Heron_2208!"]),
+    # ... Basic credentials wherever they stand: base64 of "user:password".
+    ("SECRET", "is Basic bWFyYTpmZXJuITIy still accepted by the old API?", ["bWFyYTpmZXJuITIy"]),
+    # ... a GitHub token shorter than GitHub's own (test fixtures and other generators).
+    (
+        "SECRET",
+        "the deploy key is github_pat_Q7mWz2Lp0aXv9Rk3Tn8Yc4Bd, keep it",
+        ["github_pat_Q7mWz2Lp0aXv9Rk3Tn8Yc4Bd"],
+    ),
 ]
 
 
@@ -229,6 +245,17 @@ NEGATIVE = [
     ("IP_ADDRESS", "conn dst=81.2.69.161 dest=81.2.69.162"),
     ("IP_ADDRESS", 'upstream_host="81.2.69.163:8080"'),
     ("IP_ADDRESS", '[2025-06-03T08:41:17Z] "GET /v1 HTTP/2" 200 "payments:50051" "81.2.69.164:50051"'),
+    # ... as are a cluster's nodes, a balancer's targets, health probes, network boxes and
+    # where a service runs.
+    ("IP_ADDRESS", "kubelet: node 10.40.2.7 NotReady"),
+    ("IP_ADDRESS", "lb: target 10.40.3.9:8443 healthy, checked from probe 10.40.9.1"),
+    ("IP_ADDRESS", "Tonight the firewall 172.20.0.1 and the VPN concentrator 172.20.0.2 restart."),
+    ("IP_ADDRESS", "Cut-over done: billing now runs on 172.20.4.15 and is hosted on 172.20.4.16."),
+    # SECRET: ids, builds and versions in a sentence about a password are no password.
+    ("SECRET", "password reset for build-2024a done, ticket HD-56136, user jdoe42"),
+    ("SECRET", "Password policy v2.3.1 applies from release_3b onwards"),
+    # ... nor is "Basic" before base64 that is no "user:password".
+    ("SECRET", "Basic aGVsbG8gd29ybGQ= plan"),
     # DATE_OF_BIRTH: other AAMVA dates.
     ("DATE_OF_BIRTH", "DBA05142030\nDBD05142022"),
 ]
@@ -256,3 +283,37 @@ def test_not_found(entity: str, text: str) -> None:
 )
 def test_prose_password(value: str, expected: bool) -> None:
     assert bool(secrets.prose_password(value, Memo())) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Wren#4417dusk", True),
+        ("Heron_2208!", True),
+        ("Lantern88moss", True),
+        ("build-2024a", False),  # an id's joiner is no password's symbol
+        ("jdoe4217", False),  # no capital, no symbol
+        ("HD-56136X", False),  # no small letter
+        ("v2.3.1-rc1", False),
+        ("Ab1!", False),  # too short
+        ("/srv/App2024!", False),  # a path
+        ("ip=136.27.10.40", False),  # a key and its value
+        ("date=2025-05-30T08:19:44", False),
+    ],
+)
+def test_typed_password(value: str, expected: bool) -> None:
+    assert bool(secrets.typed_password(value, Memo())) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("bWFyYTpmZXJuITIy", True),  # mara:fern!22
+        ("bWFyYTpmZXJuITIy.", True),
+        ("aGVsbG8gd29ybGQ=", False),  # "hello world": no colon
+        ("Ondersteuning", False),  # not base64 of text
+        ("OmZvbw==", False),  # ":foo": no user
+    ],
+)
+def test_basic_credentials(value: str, expected: bool) -> None:
+    assert bool(secrets.basic_credentials(value, Memo())) is expected

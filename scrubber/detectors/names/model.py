@@ -255,6 +255,10 @@ class ContextWords:
     thing_fields: frozenset[str] = frozenset()
     # Greetings that open a line ("Hi alex,"): see _greeted.
     line_greetings: frozenset[str] = frozenset()
+    # A run between a determiner and a noun modifies the noun: see NameModelDetector._modifies.
+    noun_determiners: frozenset[str] = frozenset()
+    determiner_adjectives: frozenset[str] = frozenset()
+    person_nouns: frozenset[str] = frozenset()
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -604,10 +608,24 @@ OWNED_BY = frozenset({"my", "our", "your", "their"})
 # The weight of ``next_c<class>`` at or under which a capitalised word of that class right after
 # a name makes it a company's (see NameModel.firm_word).
 FIRM_CLASS = -0.15
+# The weight of ``next_c<class>`` at or under which a lower-case word of that class is read as a
+# noun (see NameModelDetector._modifies): nouns' classes count against a name before them,
+# verbs' and small words' for it or hardly at all ("who", "there").
+NOUN_CLASS = -0.05
 
 
-# The small words of English and of other languages (``context``, both optional).
-LANGUAGE_KEYS = ("english_words", "foreign_words", "foreign_titles", "thing_fields", "line_greetings")
+# The optional word lists of ``context``: the small words of English and of other languages,
+# and the rest that are not fitted as features.
+LANGUAGE_KEYS = (
+    "english_words",
+    "foreign_words",
+    "foreign_titles",
+    "thing_fields",
+    "line_greetings",
+    "noun_determiners",
+    "determiner_adjectives",
+    "person_nouns",
+)
 
 CONTEXT_KEYS = (
     "titles",
@@ -1074,6 +1092,8 @@ class NameModelDetector:
                 continue  # "Quigley Analytics", "Okonjo Property Group": a company's name
             if self._owned(text, scored[a : b + 1]):
                 continue  # "our Skoda Octavia", "my Morphy Richards toaster": a thing one has
+            if self._modifies(text, scored[a][0].start, scored[b][0].end):
+                continue  # "the Morphy Richards toaster", "a new Vesta dashboard": a brand
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and _place_start_alone(text, scored[a][0], self.model.words.place_starts):
@@ -1104,6 +1124,29 @@ class NameModelDetector:
         start = run[0][0].start
         owner = WORD_BEFORE.search(text, max(0, start - 8), start)
         return owner is not None and owner.group(1).lower() in OWNED_BY
+
+    def _modifies(self, text: str, start: int, end: int) -> bool:
+        """Whether a run stands between a determiner and a noun, and so names a kind of thing
+        ("the Morphy Richards toaster", "a new Vesta dashboard", "every Dyson model"), unless
+        the noun is one a person's name goes before (``person_nouns``: "the Lindgren novel",
+        "the Pinto family"). The noun is a lower-case word whose class counts against a name
+        before it (NOUN_CLASS): "the Smith who called" and "the Ruiz twins" keep their names."""
+        words = self.model.words
+        if not words.noun_determiners:
+            return False
+        m = NOUN_AFTER.match(text, end)
+        if m is None or m.group(1) in words.person_nouns:
+            return False
+        c = word_class(self.model.classes, m.group(1))
+        if c is None or self.model.weights.get(f"next_c{c}", 0.0) > NOUN_CLASS:
+            return False
+        m = DETERMINED.search(text, max(0, start - 40), start)
+        if m is None:
+            return False
+        first, second = (m.group(1) or "").lower(), m.group(2).lower()
+        if second in words.noun_determiners:
+            return True
+        return second in words.determiner_adjectives and first in words.noun_determiners
 
     def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
         """Whether two words are next to each other in a name: one space or a hyphen apart,
@@ -1504,6 +1547,10 @@ WORD_BEFORE_GAP = re.compile(r"[^\W\d_]([^\w\n]+)$")
 # The capitalised word right before or right after a run.
 WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
 WORD_AFTER = re.compile(r" ([^\W\d_]+)")
+# A lower-case word right after a run, not a possessive's or a contraction's first part.
+NOUN_AFTER = re.compile(r"[ \t]([a-z]+)\b(?!['’-])")
+# The two words right before a run, on its line: "the new", "bought the".
+DETERMINED = re.compile(r"(?<![^\W\d_])(?:([^\W\d_]+)[ \t]+)?([^\W\d_]+)[ \t]+$")
 
 
 def _company_keys(text: str, start: int, end: int) -> list[str]:

@@ -31,6 +31,8 @@ VALIDATORS: dict[str, Validator] = {
     "secret_token": secrets.secret_token,
     "credential": secrets.credential,
     "prose_password": secrets.prose_password,
+    "typed_password": secrets.typed_password,
+    "basic_credentials": secrets.basic_credentials,
     "aws_secret": secrets.aws_secret,
     "phone_urlencoded": phone.phone_urlencoded,
     "driver_license": identifiers.driver_license,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 
 from scrubber.detectors.validators.base import Memo
@@ -165,6 +166,44 @@ def prose_password(value: str, memo: Memo) -> int:
     if not any(c.isalpha() for c in core):
         return 0
     if not any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in core):
+        return 0
+    return len(v)
+
+
+def typed_password(value: str, memo: Memo) -> int:
+    """A password somewhere in a sentence that speaks of one, not right after its key word ("it
+    says password incorrect but I'm typing Fen#2041lark"): only what is made as passwords are
+    and words, ids and versions are not: 8 to 24 characters with small letters, a digit, and
+    a capital or a symbol other than the joiners of names and versions ("-", "_", "."). Not a
+    path, a link, an e-mail address, a key and its value ("ip=10.2.3.4") or a time."""
+    v = value.rstrip(".,;:)]}\"'")
+    if not 8 <= len(v) <= 24 or _placeholder(v) or any(c in v for c in "/\\@=:"):
+        return 0
+    if not (any(c.islower() for c in v) and any(c.isdigit() for c in v)):
+        return 0
+    if not any(c.isupper() or c in _TYPED_SYMBOLS for c in v):
+        return 0
+    return len(v)
+
+
+# The symbols that make a password of letters and digits (not "-", "_" or ".", which ids,
+# versions and names are joined with: "build-2024a", "release_3b").
+_TYPED_SYMBOLS = frozenset("!#$%^&*+?~|<>[]{}")
+
+
+def basic_credentials(value: str, memo: Memo) -> int:
+    """The credentials of HTTP Basic authentication: base64 of "user:password" in printable
+    characters ("Basic YWxpY2U6czNjcmV0IQ=="), however the sentence gives them."""
+    v = value.rstrip(".,;:)]}\"'")
+    if len(v) < 8:
+        return 0
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
+        text = raw.decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return 0
+    user, sep, password = text.partition(":")
+    if not sep or not user or not password or not text.isprintable():
         return 0
     return len(v)
 
