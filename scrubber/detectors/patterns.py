@@ -736,13 +736,18 @@ def _score(
             required = raised if not rule.raise_lists else cues.last_before(rule.requires, lo, start)
             if required < 0 and (hi < 0 or cues.first_after(rule.requires, end, hi) < 0):
                 return None
-        skip = used_up
-        if "server_ip" in rule.lower_lists:
-            # A host's name in a syslog header ("gw-01 dhcpd[4411]: DHCPACK on ...") names the
-            # machine that logs, not the address the message goes on to give.
-            def skip(h: CueHit, used_up: Callable[[CueHit], bool] | None = used_up) -> bool:
-                spent = used_up is not None and used_up(h)
-                return spent or _SYSLOG_TAG.search(text, h.end, start) is not None
+        server = "server_ip" in rule.lower_lists
+
+        # A lowering cue that is a key with a value of its own before this one was said of that
+        # value ("call_id=00a2083d caller_ani=+9173...", "ticket: HD-5512 phone ..."); a host's
+        # name in a syslog header ("gw-01 dhcpd[4411]: DHCPACK on ...") names the machine that
+        # logs, not the address the message goes on to give.
+        def skip(h: CueHit, used_up: Callable[[CueHit], bool] | None = used_up) -> bool:
+            if used_up is not None and used_up(h):
+                return True
+            if _KEYED_VALUE.match(text, h.end, start) is not None:
+                return True
+            return server and _SYSLOG_TAG.search(text, h.end, start) is not None
 
         lowered = cues.last_before(rule.lower_lists, lo, start, skip) if rule.lower_lists else -1
         if "server_ip" in rule.lower_lists:
@@ -777,6 +782,9 @@ _SERVER_NAME = re.compile(
     r"(?:[ \t]*\(|[ \t]+ip[=:][ \t]?|[ \t]*[=:][ \t]*|[ \t]+(?:at|on)[ \t]+)\Z",
     re.IGNORECASE,
 )
+# The rest of a key after a cue, and its own value with a digit in it, up to the blank before
+# the next field: "_id=00a2083d ", ': "HD-5512", ' ("Phone: see the form, ..." gives no value).
+_KEYED_VALUE = re.compile(r"""[\w.-]*["']?[ \t]*[=:][ \t]*["']?[^\s"',;\d]*\d[^\s"',;]*["']?[,;]?[ \t]+""")
 # A syslog line's program and process id before its message ("dhcpd[4411]:").
 _SYSLOG_TAG = re.compile(r"[\w.-]+\[\d+\]: ")
 

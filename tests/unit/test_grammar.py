@@ -50,6 +50,9 @@ POSITIVE = [
     ("CREDIT_CARD", "Refund it to •••• [[4258]] please"),
     ("CREDIT_CARD", "refund it to …[[6029]] please"),
     ("CREDIT_CARD", "INFO card_added last4=[[0293]] user_id=5932590"),
+    # a key's "suffix" is its last digits
+    ("CREDIT_CARD", "gateway INFO refund pan_suffix=[[4417]] amount=12.50"),
+    ("BANK_ACCOUNT", "payout acct_suffix=[[6620]] status=sent"),
     ("CREDIT_CARD", '{"msg":"card on file","last4":"[[1527]]","brand":"Visa"}'),
     ("CREDIT_CARD", "The last 4 of my card are [[4066]]."),
     # BANK_ACCOUNT

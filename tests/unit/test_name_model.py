@@ -607,6 +607,14 @@ def test_the_town_after_a_street_is_no_person(text: str, town: str) -> None:
         ('shipment status=IN_TRANSIT location="Lugo" eta=2027-04-27', []),
         # a person's label after it is a person's again
         ("Company: Brzykcy Ltd, Contact: Maria Lopez", ["Maria Lopez"]),
+        ("  - Employer: Wilson Haulage", []),
+        ("name: Lena Park | company: Carter Powell", ["Lena Park"]),
+        # a sentence's word before a colon labels nothing
+        (
+            "The seating plan: Esther Olsson and Jonatan Karlsson at table 4.",
+            ["Esther Olsson", "Jonatan Karlsson"],
+        ),
+        ("A word from the warehouse: the box for Umaarah Saajid came back.", ["Umaarah Saajid"]),
     ],
 )
 def test_the_value_of_a_things_field_is_no_person(text: str, expected: list[str]) -> None:
@@ -715,3 +723,31 @@ def test_a_run_between_a_determiner_and_a_noun(text: str, expected: list[str]) -
     assert [
         text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
     ] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a place's name where someone goes or comes from is the place
+        ("The school trip to Niagara Falls moves to May.", []),
+        ("Our flight to Adelaide leaves from gate 12.", []),
+        ("We're moving from Austin in the spring.", []),
+        # ... not a person one sends a thing to
+        ("I sent the slides to Florence yesterday.", ["Florence"]),
+        # a street named after a person, hyphens between, as German writes it
+        ("Parking is on Anne-Frank-Weg behind the hall.", []),
+        # a company named in the possessive with a second word
+        ("Does the shop price-match Victoria's Secret on bras?", []),
+    ],
+)
+def test_places_streets_and_companies_named_after_people(text: str, expected: list[str]) -> None:
+    assert [
+        text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
+    ] == expected
+
+
+def test_a_ticket_handed_to_a_person_keeps_the_name() -> None:
+    text = "Can I transfer my ticket to Savannah Okafor instead?"
+    assert [text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"] == [
+        "Savannah Okafor"
+    ]

@@ -145,6 +145,23 @@ POSITIVE = [
     ("SECRET", "Since the password change I cannot log in. I tried Heron_2208! twice.", ["Heron_2208!"]),
     # ... Basic credentials wherever they stand: base64 of "user:password".
     ("SECRET", "is Basic bWFyYTpmZXJuITIy still accepted by the old API?", ["bWFyYTpmZXJuITIy"]),
+    # ... a token named by what it does, in prose.
+    (
+        "SECRET",
+        "Your password was reset and the refresh token 5f0c2e9ab71d44c3be80f9a6d2c1e7b3 revoked.",
+        ["5f0c2e9ab71d44c3be80f9a6d2c1e7b3"],
+    ),
+    # EMAIL_ADDRESS: URL-encoded, a "+" in the mailbox too.
+    (
+        "EMAIL_ADDRESS",
+        '"GET /label?order=12&email=ines.vaal%2Bshop%40example.com HTTP/1.1" 200',
+        ["ines.vaal%2Bshop%40example.com"],
+    ),
+    # A key with a value of its own spends its cue on it: the id's "id" says nothing of the
+    # number after the next key.
+    ("PHONE_NUMBER", "ivr call_id=7f3a90c2e18b4d55 caller_ani=+14155552671 lang=en", ["+14155552671"]),
+    # DRIVER_LICENSE: a letter and digits in groups of four or five after "licence".
+    ("DRIVER_LICENSE", "Her licence is K0412 77305 19248, valid to 2030.", ["K0412 77305 19248"]),
     # ... a GitHub token shorter than GitHub's own (test fixtures and other generators).
     (
         "SECRET",
@@ -254,6 +271,10 @@ NEGATIVE = [
     # SECRET: ids, builds and versions in a sentence about a password are no password.
     ("SECRET", "password reset for build-2024a done, ticket HD-56136, user jdoe42"),
     ("SECRET", "Password policy v2.3.1 applies from release_3b onwards"),
+    # ... an id's own key still lowers a number given as its value.
+    ("PHONE_NUMBER", "ticket_id=4155552671 status=open"),
+    # ... nor is a token's name without a token.
+    ("SECRET", "the access token expired yesterday, please renew it"),
     # ... nor is "Basic" before base64 that is no "user:password".
     ("SECRET", "Basic aGVsbG8gd29ybGQ= plan"),
     # DATE_OF_BIRTH: other AAMVA dates.

@@ -259,6 +259,11 @@ class ContextWords:
     noun_determiners: frozenset[str] = frozenset()
     determiner_adjectives: frozenset[str] = frozenset()
     person_nouns: frozenset[str] = frozenset()
+    # Going somewhere: a place's name after one of these and "to" or "from" ("the trip to
+    # Niagara Falls") is the place (see NameModelDetector._travelled_to).
+    travel_words: frozenset[str] = frozenset()
+    # The last part of a street's name joined by hyphens ("Willy-Brandt-Platz").
+    street_ends: frozenset[str] = frozenset()
 
 
 # ", NC 27684" / ", CA": a city before a state or province code.
@@ -625,6 +630,8 @@ LANGUAGE_KEYS = (
     "noun_determiners",
     "determiner_adjectives",
     "person_nouns",
+    "travel_words",
+    "street_ends",
 )
 
 CONTEXT_KEYS = (
@@ -1093,7 +1100,12 @@ class NameModelDetector:
             if self._owned(text, scored[a : b + 1]):
                 continue  # "our Skoda Octavia", "my Morphy Richards toaster": a thing one has
             if self._modifies(text, scored[a][0].start, scored[b][0].end):
-                continue  # "the Morphy Richards toaster", "a new Vesta dashboard": a brand
+                continue  # "the Hollis Bramwell watch", "a new Quentin Marlowe mattress": a brand
+            if self._travelled_to(text, scored[a : b + 1]):
+                continue  # "the school trip to Niagara Falls", "our flight to Adelaide": a place
+            last = text[scored[a][0].start : scored[b][0].end].rsplit("-", 1)
+            if len(last) == 2 and last[1].lower() in self.model.words.street_ends:
+                continue  # "Willy-Brandt-Platz": a street named after a person
             if a == b and text[scored[a][0].start : scored[a][0].end].lower() in self.model.words.place_words:
                 continue  # a street's or a company's word alone ("... King Jr Blvd", "GmbH")
             if a == b and _place_start_alone(text, scored[a][0], self.model.words.place_starts):
@@ -1127,7 +1139,7 @@ class NameModelDetector:
 
     def _modifies(self, text: str, start: int, end: int) -> bool:
         """Whether a run stands between a determiner and a noun, and so names a kind of thing
-        ("the Morphy Richards toaster", "a new Vesta dashboard", "every Dyson model"), unless
+        ("the Hollis Bramwell watch", "a new Quentin Marlowe mattress", "every Dyson model"), unless
         the noun is one a person's name goes before (``person_nouns``: "the Lindgren novel",
         "the Pinto family"). The noun is a lower-case word whose class counts against a name
         before it (NOUN_CLASS): "the Smith who called" and "the Ruiz twins" keep their names."""
@@ -1147,6 +1159,22 @@ class NameModelDetector:
         if second in words.noun_determiners:
             return True
         return second in words.determiner_adjectives and first in words.noun_determiners
+
+    def _travelled_to(self, text: str, run: Sequence[tuple[Candidate, float]]) -> bool:
+        """Whether a run that starts with a place's name (``name_places``) is where someone
+        goes or comes from: right after "to" or "from", in a sentence with a word of going
+        (``travel_words``) at most five words before ("the school trip to Niagara Falls", "our flight
+        to Adelaide", "moving from Austin"). "Sent it to Florence" keeps the name."""
+        words = self.model.words
+        if not words.travel_words:
+            return False
+        if text[run[0][0].start : run[0][0].end].lower() not in self.model.places:
+            return False
+        start = run[0][0].start
+        m = TRAVELLED.search(text, max(0, start - 80), start)
+        if m is None:
+            return False
+        return any(w.lower() in words.travel_words for w in WORD.findall(m.group(1))[-5:])
 
     def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
         """Whether two words are next to each other in a name: one space or a hyphen apart,
@@ -1547,6 +1575,8 @@ WORD_BEFORE_GAP = re.compile(r"[^\W\d_]([^\w\n]+)$")
 # The capitalised word right before or right after a run.
 WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
 WORD_AFTER = re.compile(r" ([^\W\d_]+)")
+# The words of a sentence up to a "to" or "from" right before a run.
+TRAVELLED = re.compile(r"([^.!?;:\n]*?)\b(?:to|from|To|From)[ \t]+$")
 # A lower-case word right after a run, not a possessive's or a contraction's first part.
 NOUN_AFTER = re.compile(r"[ \t]([a-z]+)\b(?!['’-])")
 # The two words right before a run, on its line: "the new", "bought the".
@@ -1568,6 +1598,9 @@ def _company_keys(text: str, start: int, end: int) -> list[str]:
         # A company named in the possessive ("McDonald's", "Trader Joe's"): the list holds it
         # so ("mcdonald s"), a run ends before the "'s".
         keys += [k + " s" for k in keys]
+        after = WORD_AFTER.match(text, end + 2)
+        if after and after.group(1)[0].isupper():
+            keys.append(key + " s " + after.group(1).lower())  # "Victoria's Secret"
     return keys
 
 
@@ -1883,13 +1916,21 @@ _VALUE_START = re.compile(r"""[ \t]*["']?[^"'\n=:]*""")
 def _in_thing_field(text: str, start: int, fields: frozenset[str]) -> bool:
     """Whether the name at ``start`` stands in the value of a label or a key that names a thing
     (``thing_fields``: "Company: Carter, Powell and Reeves", 'location="Lugo"'): on its line,
-    after the label's ":" or "=", with no other label or quote between."""
+    after the label's ":" or "=", with no other label or quote between. A label before ":"
+    opens its line or follows a field before it (",", ";", "{", "|"): a sentence's word before
+    a colon labels nothing ("The seating plan: Esther Olsson and ...", "Quick note from the
+    warehouse: the parcel for ...")."""
     lo = max(text.rfind("\n", 0, start) + 1, start - 120)
     sep = max(text.rfind(":", lo, start), text.rfind("=", lo, start))
     if sep < 0 or _VALUE_START.match(text, sep + 1, start).end() != start:  # type: ignore[union-attr]
         return False
     m = _LABEL_END.search(text, max(lo, sep - 48), sep)
-    return m is not None and m.group(1).lower() in fields
+    if m is None or m.group(1).lower() not in fields:
+        return False
+    if text[sep] == "=":
+        return True
+    before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()].rstrip(" \t\"'")
+    return not before.strip(" \t>*-•") or before[-1] in ",;{(|["
 
 
 # What says that a word no list knows is a name when it stands alone: a title before it, a
