@@ -111,6 +111,12 @@ FLOORS = {
     # c449da6: 0.952 / 0.959 / 12 / 0.023 (PERSON 0.914 / 0.926); with "our <Name>" a thing one
     # has, "Name, Team" last lines and keys' values that name a role: 0.958 / 0.979 / 8 / 0.016.
     "inhouse-i": (0.945, 0.965, 10, 0.025),
+    # inhouse-j (refunds, couriers, tenants, fraud claims, helpdesk, payment gateways), sealed,
+    # first scored at 2983233: 0.932 / 0.953 / 18 / 0.051 (PERSON 0.953 / 0.932); with a run
+    # between a determiner and a noun, servers' words, passwords later in a sentence, Basic
+    # credentials, tokens in prose, a key's own value spending its cue, places travelled to,
+    # shops paid at: 0.954 / 0.965 / 10 / 0.031.
+    "inhouse-j": (0.945, 0.955, 12, 0.04),
     "informal-names-test": (0.81, 0.935, 15, 0.17),
     "social-names-test": (0.77, 0.945, 7, 0.21),
     "social-casual-test": (0.83, 0.93, 8, 0.17),

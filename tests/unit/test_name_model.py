@@ -751,3 +751,20 @@ def test_a_ticket_handed_to_a_person_keeps_the_name() -> None:
     assert [text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"] == [
         "Savannah Okafor"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # where one paid is a shop or a firm
+        ("A transaction of $276.20 at Hollis Bramwell was declined.", []),
+        ("you spent £12 at Quentin Marlowe yesterday", []),
+        # ... not a person's home, nor a person met later
+        ("I'll pay you back, see you at Priya's party", ["Priya"]),
+        ("We paid 12.50 for lunch. Later we met Odile Marchetti at noon.", ["Odile Marchetti"]),
+    ],
+)
+def test_where_one_paid_is_no_person(text: str, expected: list[str]) -> None:
+    assert [
+        text[f.start : f.end] for f in Scrubber().scrub(text).findings if f.entity == "PERSON"
+    ] == expected

@@ -262,6 +262,9 @@ class ContextWords:
     # Going somewhere: a place's name after one of these and "to" or "from" ("the trip to
     # Niagara Falls") is the place (see NameModelDetector._travelled_to).
     travel_words: frozenset[str] = frozenset()
+    # Paying: a run after one of these and "at" is where one paid ("a transaction of $40 at
+    # Hollis Bramwell was declined"): see NameModelDetector._paid_at.
+    payment_words: frozenset[str] = frozenset()
     # The last part of a street's name joined by hyphens ("Willy-Brandt-Platz").
     street_ends: frozenset[str] = frozenset()
 
@@ -632,6 +635,7 @@ LANGUAGE_KEYS = (
     "person_nouns",
     "travel_words",
     "street_ends",
+    "payment_words",
 )
 
 CONTEXT_KEYS = (
@@ -1103,6 +1107,10 @@ class NameModelDetector:
                 continue  # "the Hollis Bramwell watch", "a new Quentin Marlowe mattress": a brand
             if self._travelled_to(text, scored[a : b + 1]):
                 continue  # "the school trip to Niagara Falls", "our flight to Adelaide": a place
+            if self._paid_at(text, scored[a][0].start) and not text.startswith(
+                ("'s", "’s"), scored[b][0].end
+            ):
+                continue  # "a transaction of $40 at Hollis Bramwell was declined": a shop
             last = text[scored[a][0].start : scored[b][0].end].rsplit("-", 1)
             if len(last) == 2 and last[1].lower() in self.model.words.street_ends:
                 continue  # "Willy-Brandt-Platz": a street named after a person
@@ -1175,6 +1183,17 @@ class NameModelDetector:
         if m is None:
             return False
         return any(w.lower() in words.travel_words for w in WORD.findall(m.group(1))[-5:])
+
+    def _paid_at(self, text: str, start: int) -> bool:
+        """Whether a run is where one paid: right after "at", in a sentence with a word of paying
+        (``payment_words``) at most five words before ("A transaction of $40 at Hollis Bramwell
+        was declined", "you spent £12 at Quentin Marlowe"). Not before a possessive: "I'll pay
+        you back at Priya's" is at her home."""
+        words = self.model.words
+        if not words.payment_words:
+            return False
+        m = PAID_AT.search(text, max(0, start - 80), start)
+        return m is not None and any(w.lower() in words.payment_words for w in WORD.findall(m.group(1))[-5:])
 
     def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
         """Whether two words are next to each other in a name: one space or a hyphen apart,
@@ -1576,7 +1595,9 @@ WORD_BEFORE_GAP = re.compile(r"[^\W\d_]([^\w\n]+)$")
 WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
 WORD_AFTER = re.compile(r" ([^\W\d_]+)")
 # The words of a sentence up to a "to" or "from" right before a run.
-TRAVELLED = re.compile(r"([^.!?;:\n]*?)\b(?:to|from|To|From)[ \t]+$")
+TRAVELLED = re.compile(r"((?:[^.!?;:\n]|[.:](?=\d))*?)\b(?:to|from|To|From)[ \t]+$")
+# The words of a sentence up to an "at" right before a run.
+PAID_AT = re.compile(r"((?:[^.!?;:\n]|[.:](?=\d))*?)\bat[ \t]+$")
 # A lower-case word right after a run, not a possessive's or a contraction's first part.
 NOUN_AFTER = re.compile(r"[ \t]([a-z]+)\b(?!['’-])")
 # The two words right before a run, on its line: "the new", "bought the".
