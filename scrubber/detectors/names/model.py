@@ -1171,18 +1171,14 @@ class NameModelDetector:
     def _travelled_to(self, text: str, run: Sequence[tuple[Candidate, float]]) -> bool:
         """Whether a run that starts with a place's name (``name_places``) is where someone
         goes or comes from: right after "to" or "from", in a sentence with a word of going
-        (``travel_words``) at most five words before ("the school trip to Niagara Falls", "our flight
-        to Adelaide", "moving from Austin"). "Sent it to Florence" keeps the name."""
+        (``travel_words``) at most five words before ("the school trip to Niagara Falls", "our
+        flight to Adelaide", "moving from Austin"). "Sent it to Florence" keeps the name."""
         words = self.model.words
         if not words.travel_words:
             return False
         if text[run[0][0].start : run[0][0].end].lower() not in self.model.places:
             return False
-        start = run[0][0].start
-        m = TRAVELLED.search(text, max(0, start - 80), start)
-        if m is None:
-            return False
-        return any(w.lower() in words.travel_words for w in WORD.findall(m.group(1))[-5:])
+        return _said_after(text, run[0][0].start, ("to", "from"), words.travel_words)
 
     def _paid_at(self, text: str, start: int) -> bool:
         """Whether a run is where one paid: right after "at", in a sentence with a word of paying
@@ -1190,10 +1186,7 @@ class NameModelDetector:
         was declined", "you spent £12 at Quentin Marlowe"). Not before a possessive: "I'll pay
         you back at Priya's" is at her home."""
         words = self.model.words
-        if not words.payment_words:
-            return False
-        m = PAID_AT.search(text, max(0, start - 80), start)
-        return m is not None and any(w.lower() in words.payment_words for w in WORD.findall(m.group(1))[-5:])
+        return bool(words.payment_words) and _said_after(text, start, ("at",), words.payment_words)
 
     def _next_to(self, text: str, a: Candidate, b: Candidate) -> bool:
         """Whether two words are next to each other in a name: one space or a hyphen apart,
@@ -1594,10 +1587,33 @@ WORD_BEFORE_GAP = re.compile(r"[^\W\d_]([^\w\n]+)$")
 # The capitalised word right before or right after a run.
 WORD_BEFORE = re.compile(r"([^\W\d_]+) $")
 WORD_AFTER = re.compile(r" ([^\W\d_]+)")
-# The words of a sentence up to a "to" or "from" right before a run.
-TRAVELLED = re.compile(r"((?:[^.!?;:\n]|[.:](?=\d))*?)\b(?:to|from|To|From)[ \t]+$")
 # The words of a sentence up to an "at" right before a run.
 PAID_AT = re.compile(r"((?:[^.!?;:\n]|[.:](?=\d))*?)\bat[ \t]+$")
+# Where a sentence ends: a mark, not the point or colon of a number ("$276.20", "3:15").
+SENTENCE_BREAK = re.compile(r"[!?;\n]|[.:](?!\d)")
+
+
+def _said_after(text: str, start: int, small: tuple[str, ...], cues: frozenset[str]) -> bool:
+    """Whether the word right before ``start`` is one of ``small`` ("to", "at"), with one of
+    ``cues`` among the five words before it in the same sentence (within 80 characters)."""
+    end = start
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    if end == start:
+        return False
+    for w in small:
+        at = end - len(w)
+        if at >= 0 and text[at:end].lower() == w and (at == 0 or not text[at - 1].isalnum()):
+            break
+    else:
+        return False
+    lo = max(0, at - 80)
+    cut = lo
+    for m in SENTENCE_BREAK.finditer(text, lo, at):
+        cut = m.end()
+    return any(w.lower() in cues for w in WORD.findall(text, cut, at)[-5:])
+
+
 # A lower-case word right after a run, not a possessive's or a contraction's first part.
 NOUN_AFTER = re.compile(r"[ \t]([a-z]+)\b(?!['’-])")
 # The two words right before a run, on its line: "the new", "bought the".
