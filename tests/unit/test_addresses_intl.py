@@ -26,6 +26,10 @@ def _found(detector: AddressDetector, marked: str) -> tuple[list[str], list[str]
 
 
 POSITIVE = [
+    # India: a house, door or plot number before a comma and the street; "Marg", "Salai"
+    "Please ship it to [[H.No. 68, Chadha Circle]], Pune.",
+    "Send it to [[Door No. 12, Gandhi Salai]], Chennai 600017.",
+    "Please ship it to [[Flat 3, 44 Rao Marg]], Pune.",
     "[[2 Way St]].",
     "Ship it to [[2 Way St]] please",
     "the office is at [[Av. Reforma 221]], CDMX",
@@ -69,6 +73,8 @@ def test_addresses(detector: AddressDetector, marked: str) -> None:
 
 
 NEGATIVE = [
+    # a house or plot number with no street after it
+    "The house no. 5 is empty. Plot no 7 sold.",
     "Wednesday June 25, 11:00 AM PT",
     "see you at 10 AM ET",
     "call at 5 PM CT",

@@ -78,6 +78,8 @@ def test_a_label_is_no_cue(entity: str, shape: str) -> None:
         # A cue whose value became a label names that label, not the number before it.
         "[CREDIT_CARD] [CREDIT_CARD] phone [US_SSN] 536-22-8173 last four of my social 6789",
         "ref [IBAN] 481-22-9034 last four of my social 2290",
+        # A label inside a URL's query is part of its token, as the name it stands for was.
+        '"GET /thanks?name=Odile+Marchetti HTTP/1.1" 200',
     ],
 )
 def test_values_beside_values_scrubbed_twice_are_scrubbed_once(text: str) -> None:

@@ -1544,7 +1544,10 @@ CODE_MARKS = re.compile(r"[@/=_\\]|\w[.#]\w|\w::\w|\d|://")
 # A token runs to the next space or closing mark after a word, and back to the last space or
 # opening mark before it (``\s`` is ``str.isspace``: the same characters).
 TOKEN_END = re.compile(r"[^\s\"')>\]},;]*")
-TOKEN_BEFORE = re.compile(r".*[\s\"'(<\[{,;]", re.DOTALL)
+# A "[" that opens a label the scrubber wrote ("name=[PERSON]+Dolan") is inside the token, as
+# the value it stands for was: scrubbing twice reads the token as the first scrub did.
+TOKEN_BEFORE = re.compile(r".*(?:[\s\"'(<{,;]|\[(?![A-Z][A-Z_]*\]))", re.DOTALL)
+LABEL_AT = re.compile(r"\[[A-Z][A-Z_]*\]")
 # How far back one search looks for the token's start; a longer token is walked in Python.
 TOKEN_REACH = 64
 
@@ -1558,7 +1561,9 @@ def _in_code(text: str, s: int, e: int) -> bool:
         a = m.end()
     else:
         a = lo
-        while a > 0 and not text[a - 1].isspace() and text[a - 1] not in "\"'(<[{,;":
+        while a > 0 and not text[a - 1].isspace() and text[a - 1] not in "\"'(<{,;":
+            if text[a - 1] == "[" and LABEL_AT.match(text, a - 1) is None:
+                break
             a -= 1
     if a == s and b == e:
         return False
