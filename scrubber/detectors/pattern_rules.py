@@ -117,8 +117,8 @@ _NEEDS = {
     # or two or a dash maybe between each two.
     "phone": ("44a8b4bf8f60", r"[+(0-9](?<![\w.+/-][+(0-9])[0-9 \t().\-/+]{6}", 0),
     "credit_card": ("990ea87c603c", r"[0-9](?<![\w.+/&!*%^~-][0-9])(?:(?: {1,2}|-)?[0-9]){12}", 0),
-    # "@" or "%40", after the local part: one character and at most 63 more.
-    "email": ("997575c3309b", "@|%40", 64),
+    # "@" or "%40", after the local part: one character and at most 63 more, each "%2B" three.
+    "email": ("9ca6298f375c", "@|%40", 190),
 }
 
 
